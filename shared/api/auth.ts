@@ -1,0 +1,53 @@
+import { timingSafeEqual } from 'node:crypto';
+import { ApiError } from './errors';
+
+/** A configured source with its token already read from the environment. */
+export interface AuthorizedSource {
+  name: string;
+  token: string;
+  /** Target names this source may write, or `['*']`. */
+  targets: readonly string[];
+}
+
+export type AuthMode = 'required' | 'disabled';
+
+/**
+ * Finds the source whose token the request carries and checks that it may write `target`.
+ * Tokens are compared in constant time, and every source is compared so that the time taken
+ * does not tell which source's token was close. Returns the source's name (`anonymous` when auth
+ * is disabled on a loopback-only server).
+ */
+export function authorizeSource(input: {
+  authorization: string | null | undefined;
+  sources: readonly AuthorizedSource[];
+  mode: AuthMode;
+  target?: string;
+}): string {
+  if (input.mode === 'disabled') return 'anonymous';
+  const presented = bearerToken(input.authorization);
+  if (presented === undefined)
+    throw new ApiError('unauthorized', 'Send the source token as "Authorization: Bearer <token>".');
+  let match: AuthorizedSource | undefined;
+  for (const source of input.sources) {
+    if (sameToken(presented, source.token) && match === undefined) match = source;
+  }
+  if (match === undefined)
+    throw new ApiError('unauthorized', 'The bearer token matches no configured source.');
+  const target = input.target;
+  if (target !== undefined && !match.targets.includes('*') && !match.targets.includes(target)) {
+    throw new ApiError('forbidden', `Source "${match.name}" may not write target "${target}".`);
+  }
+  return match.name;
+}
+
+function bearerToken(header: string | null | undefined): string | undefined {
+  const found = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return found?.[1];
+}
+
+function sameToken(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  // timingSafeEqual needs equal lengths; comparing b with itself keeps the time independent of a's length.
+  return a.length === b.length ? timingSafeEqual(a, b) : !timingSafeEqual(b, b);
+}

@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import { ApiError, type ApiIssue } from './errors';
+
+/** The parts of an HTTP request the contract looks at, whatever host delivered it. */
+export interface ApiRequestBody {
+  contentType: string | null | undefined;
+  contentLength: string | null | undefined;
+  read: () => Promise<ArrayBuffer>;
+}
+
+/**
+ * Reads a JSON body within `limitBytes` and validates it with `schema`. Every refusal is an
+ * `ApiError` naming the problem (413, 415, 400 with the zod issues); nothing is half-read.
+ */
+export async function readJsonBody<Schema extends z.ZodType>(
+  request: ApiRequestBody,
+  schema: Schema,
+  limitBytes: number,
+): Promise<z.output<Schema>> {
+  const json = await readJson(request, limitBytes);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new ApiError('invalid-input', 'The body does not match the contract.', {
+      issues: zodIssues(parsed.error.issues),
+    });
+  }
+  return parsed.data;
+}
+
+/** Reads a JSON body within `limitBytes`, without validating its shape. */
+export async function readJson(request: ApiRequestBody, limitBytes: number): Promise<unknown> {
+  const mediaType = (request.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
+    throw new ApiError(
+      'unsupported-media-type',
+      `Send JSON ("Content-Type: application/json"), not "${mediaType || 'nothing'}".`,
+    );
+  }
+  const declared = Number(request.contentLength ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(declared, limitBytes);
+  const bytes = Buffer.from(await request.read());
+  if (bytes.length > limitBytes) throw tooLarge(bytes.length, limitBytes);
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new ApiError('invalid-input', `The body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+/** zod's issues in the contract's `{path, message}` form. */
+export function zodIssues(issues: readonly z.core.$ZodIssue[]): ApiIssue[] {
+  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+function tooLarge(size: number, limitBytes: number): ApiError {
+  return new ApiError('payload-too-large', `The body is ${size} bytes; the limit is ${limitBytes} bytes.`);
+}
