@@ -1,0 +1,46 @@
+data "azurerm_client_config" "current" {}
+
+locals {
+  config = yamldecode(var.kubescribe_config)
+
+  # Deterministic, like Bicep's uniqueString(resourceGroup().id): the same inputs give the same names.
+  suffix = substr(sha1("${data.azurerm_client_config.current.subscription_id}/${var.resource_group_name}/${var.name}"), 0, 6)
+
+  identity_name          = "id-${var.name}-${local.suffix}"
+  storage_account_name   = "st${var.name}${local.suffix}"
+  workspace_name         = "log-${var.name}-${local.suffix}"
+  app_insights_name      = "appi-${var.name}-${local.suffix}"
+  key_vault_name         = "kv-${var.name}-${local.suffix}"
+  plan_name              = "plan-${var.name}-${local.suffix}"
+  function_app_name      = "func-${var.name}-${local.suffix}"
+  payload_container_name = "kubescribe-payloads"
+  package_container_name = "app-package"
+
+  target_names = [for t in local.config.targets : t.name]
+
+  # Secrets are named in the config, never held by it: every tokenEnv becomes an app setting that
+  # references a Key Vault secret of the same name (Key Vault allows only letters, digits and '-').
+  repository_token_envs = [for r in try(local.config.repositories, []) : r.auth.tokenEnv if can(r.auth.tokenEnv)]
+  source_token_envs     = [for s in try(local.config.sources, []) : s.tokenEnv if can(s.tokenEnv)]
+  token_envs            = distinct(concat(local.repository_token_envs, local.source_token_envs))
+  token_secret_names    = { for env in local.token_envs : env => lower(replace(env, "_", "-")) }
+
+  # Versionless secret URIs: a rotated secret is picked up without redeploying (see docs/deploy-azure.md).
+  token_settings = { for env, secret in local.token_secret_names : env => "@Microsoft.KeyVault(SecretUri=${azurerm_key_vault.main.vault_uri}secrets/${secret}/)" }
+
+  app_settings = {
+    # Empty on purpose: the provider otherwise injects a key-based AzureWebJobsStorage with an empty
+    # AccountKey that shadows the identity settings (hashicorp/terraform-provider-azurerm#29149, #29693).
+    AzureWebJobsStorage                       = ""
+    AzureWebJobsStorage__accountName          = azurerm_storage_account.main.name
+    AzureWebJobsStorage__credential           = "managedidentity"
+    AzureWebJobsStorage__clientId             = azurerm_user_assigned_identity.app.client_id
+    APPLICATIONINSIGHTS_AUTHENTICATION_STRING = "Authorization=AAD;ClientId=${azurerm_user_assigned_identity.app.client_id}"
+    AZURE_CLIENT_ID                           = azurerm_user_assigned_identity.app.client_id
+    KUBESCRIBE_CONFIG_CONTENT                 = var.kubescribe_config
+    KUBESCRIBE_PAYLOADS                       = "blob:${azurerm_storage_account.main.primary_blob_endpoint}${azurerm_storage_container.payloads.name}"
+    KUBESCRIBE_TASK_HUB                       = var.task_hub_name
+  }
+
+  base_url = "https://${azurerm_function_app_flex_consumption.main.default_hostname}/api"
+}

@@ -1,0 +1,22 @@
+export { defaultConfigFile } from './default-config';
+export { parseDuration } from './duration';
+export {
+  ConfigInvalid,
+  type ConfigIssue,
+  ConfigSecretMissing,
+  ConfigUnreadable,
+  SettingsInvalid,
+} from './errors';
+export { type ConfigSecrets, type LoadedConfig, loadConfig } from './load-config';
+export { checkTargetPath, isLoopbackHost } from './names';
+export { DEFAULT_PAYLOAD_CONTAINER, type PayloadsSetting, parsePayloadsSetting } from './payloads-setting';
+export { parseByteQuantity } from './quantity';
+export {
+  configFileSchema,
+  type KubescribeConfig,
+  type KubescribeConfigFile,
+  type RepositoryConfig,
+  type SourceConfig,
+  type TargetConfig,
+} from './schema';
+export { Secret } from './secret';

@@ -1,0 +1,148 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { defaultConfigFile } from './default-config';
+import { ConfigInvalid, ConfigSecretMissing, ConfigUnreadable, SettingsInvalid } from './errors';
+import { toConfigIssues } from './issues';
+import { type PayloadsSetting, parsePayloadsSetting } from './payloads-setting';
+import { configFileSchema, type KubescribeConfig } from './schema';
+import { Secret } from './secret';
+
+/** The secrets the configuration names, resolved from the environment. */
+export type ConfigSecrets = {
+  /** Git token per repository name, for repositories with `auth`. */
+  repositoryTokens: Record<string, Secret>;
+  /** Bearer token per source name. */
+  sourceTokens: Record<string, Secret>;
+};
+
+/** Everything the app settings contract yields at start-up. */
+export type LoadedConfig = {
+  config: KubescribeConfig;
+  secrets: ConfigSecrets;
+  /** Where the configuration came from: `KUBESCRIBE_CONFIG` (a file), `KUBESCRIBE_CONFIG_CONTENT`, or the default. */
+  origin: { kind: 'file'; file: string } | { kind: 'content' } | { kind: 'default' };
+  /** The embedded host's data folder (absolute). */
+  dataDir: string;
+  payloads: PayloadsSetting;
+};
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Implements the app settings contract: reads the configuration from the file named by
+ * `KUBESCRIBE_CONFIG` or from `KUBESCRIBE_CONFIG_CONTENT` (YAML or JSON; both set is an error), else
+ * uses the default; applies `PORT`; resolves `KUBESCRIBE_DATA` and `KUBESCRIBE_PAYLOADS`; reads every
+ * `tokenEnv` from the environment. Throws `ConfigInvalid` (issues with field paths),
+ * `ConfigSecretMissing` (names the variable, never a value), `ConfigUnreadable` or `SettingsInvalid`.
+ * @param readFile reads the configuration file as UTF-8 text.
+ * @param cwd resolves relative paths of settings; relative repository paths in a file resolve
+ *   against the file's folder.
+ */
+export async function loadConfig({
+  env,
+  readFile,
+  cwd = process.cwd(),
+}: {
+  env: Env;
+  readFile: (path: string) => Promise<string>;
+  cwd?: string;
+}): Promise<LoadedConfig> {
+  const file = nonEmpty(env.KUBESCRIBE_CONFIG);
+  const content = nonEmpty(env.KUBESCRIBE_CONFIG_CONTENT);
+  if (file !== undefined && content !== undefined) {
+    throw new SettingsInvalid(['KUBESCRIBE_CONFIG', 'KUBESCRIBE_CONFIG_CONTENT'], 'set only one of them');
+  }
+  const dataDir = resolve(cwd, nonEmpty(env.KUBESCRIBE_DATA) ?? '.kubescribe');
+
+  let raw: unknown;
+  let origin: LoadedConfig['origin'];
+  let baseDir = cwd;
+  if (file !== undefined) {
+    const path = resolve(cwd, file);
+    let text: string;
+    try {
+      text = await readFile(path);
+    } catch (error) {
+      throw new ConfigUnreadable(path, (error as NodeJS.ErrnoException).code ?? 'read failed');
+    }
+    raw = parseText(text, path);
+    origin = { kind: 'file', file: path };
+    baseDir = dirname(path);
+  } else if (content !== undefined) {
+    raw = parseText(content, 'KUBESCRIBE_CONFIG_CONTENT');
+    origin = { kind: 'content' };
+  } else {
+    raw = defaultConfigFile({ dataDir });
+    origin = { kind: 'default' };
+  }
+
+  const sourceName =
+    origin.kind === 'file'
+      ? origin.file
+      : origin.kind === 'content'
+        ? 'KUBESCRIBE_CONFIG_CONTENT'
+        : 'the default configuration';
+  const parsed = configFileSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigInvalid(sourceName, toConfigIssues(parsed.error));
+  const config = parsed.data;
+
+  for (const repository of config.repositories) {
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(repository.url) && !isAbsolute(repository.url)) {
+      repository.url = resolve(baseDir, repository.url);
+    }
+  }
+  const port = nonEmpty(env.PORT);
+  if (port !== undefined) {
+    if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
+      throw new SettingsInvalid(['PORT'], 'must be a port number between 0 and 65535');
+    }
+    config.server.port = Number(port);
+  }
+
+  return {
+    config,
+    secrets: resolveSecrets(config, env),
+    origin,
+    dataDir,
+    payloads: parsePayloadsSetting({ env, dataDir, cwd }),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function parseText(text: string, source: string): unknown {
+  try {
+    // JSON is YAML 1.2, so one parser reads both; duplicate keys are refused rather than guessed.
+    return parseYaml(text, { uniqueKeys: true, prettyErrors: false });
+  } catch (error) {
+    const position = (error as { linePos?: [{ line: number; col: number }] }).linePos?.[0];
+    const where = position ? `line ${position.line}, column ${position.col}` : '';
+    throw new ConfigInvalid(source, [
+      { path: '', message: `is not valid YAML or JSON${where ? ` (${where})` : ''}` },
+    ]);
+  }
+}
+
+function resolveSecrets(config: KubescribeConfig, env: Env): ConfigSecrets {
+  const read = (variable: string, usedBy: string): Secret => {
+    const value = env[variable];
+    if (value === undefined || value === '') throw new ConfigSecretMissing(variable, usedBy);
+    return new Secret(value);
+  };
+  const repositoryTokens: Record<string, Secret> = {};
+  config.repositories.forEach((repository, index) => {
+    if (repository.auth) {
+      repositoryTokens[repository.name] = read(
+        repository.auth.tokenEnv,
+        `repositories[${index}].auth.tokenEnv`,
+      );
+    }
+  });
+  const sourceTokens: Record<string, Secret> = {};
+  config.sources.forEach((source, index) => {
+    sourceTokens[source.name] = read(source.tokenEnv, `sources[${index}].tokenEnv`);
+  });
+  return { repositoryTokens, sourceTokens };
+}

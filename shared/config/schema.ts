@@ -1,0 +1,278 @@
+import { z } from 'zod';
+import { parseDuration } from './duration';
+import { checkTargetPath, isBranchName, isConfigName, isEnvVarName, isLoopbackHost } from './names';
+import { parseByteQuantity } from './quantity';
+
+const DAY_MS = 24 * 3_600_000;
+
+const name = z
+  .string()
+  .refine(isConfigName, 'must be a DNS-1123 label (lowercase letters, digits, "-"; ≤ 63)');
+const envVar = z.string().refine(isEnvVarName, 'must be an environment variable name such as GIT_TOKEN');
+const branch = z.string().refine(isBranchName, 'must be a valid Git branch name');
+
+/** A Go-style duration string, parsed to milliseconds, with an upper bound. */
+function duration(maxMs: number, maxText: string) {
+  return z.string().transform((text, ctx) => {
+    const parsed = parseDuration(text);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    }
+    if (parsed.ms > maxMs) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${maxText}` });
+      return z.NEVER;
+    }
+    return parsed.ms;
+  });
+}
+
+const byteQuantity = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const parsed = parseByteQuantity(String(value));
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.message });
+    return z.NEVER;
+  }
+  if (parsed.bytes === 0) {
+    ctx.addIssue({ code: 'custom', message: 'must be more than 0 bytes' });
+    return z.NEVER;
+  }
+  return parsed.bytes;
+});
+
+const repositoryUrl = z.string().superRefine((url, ctx) => {
+  if (url.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL or a path to a local bare repository' });
+  } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+      return;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+      ctx.addIssue({ code: 'custom', message: 'only http(s) remotes or local paths are supported' });
+    }
+    // Never echo the URL here: it is exactly where someone would have pasted a token.
+    if (parsed.username || parsed.password) {
+      ctx.addIssue({ code: 'custom', message: 'must not carry credentials; name them with auth.tokenEnv' });
+    }
+  }
+});
+
+const repository = z.strictObject({
+  name,
+  url: repositoryUrl,
+  auth: z.strictObject({ username: z.string().min(1).optional(), tokenEnv: envVar }).optional(),
+  committer: z
+    .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
+    .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
+});
+
+const window = z
+  .strictObject({
+    idleTimeout: duration(DAY_MS, '24h').prefault('5s'),
+    maxDuration: duration(DAY_MS, '24h').prefault('1m'),
+  })
+  .prefault({})
+  .superRefine((value, ctx) => {
+    if (value.idleTimeout > value.maxDuration) {
+      ctx.addIssue({ code: 'custom', path: ['idleTimeout'], message: 'must not be longer than maxDuration' });
+    }
+  })
+  .transform((value) => ({ idleTimeoutMs: value.idleTimeout, maxDurationMs: value.maxDuration }));
+
+const targetPath = z
+  .string()
+  .prefault('.')
+  .transform((text, ctx) => {
+    const checked = checkTargetPath(text);
+    if (!checked.ok) {
+      ctx.addIssue({ code: 'custom', message: checked.message });
+      return z.NEVER;
+    }
+    return checked.path;
+  });
+
+const target = z.strictObject({
+  name,
+  repository: name,
+  branch,
+  parentBranch: branch.optional(),
+  path: targetPath,
+  prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('OnEvent'),
+  window,
+});
+
+const source = z.strictObject({
+  name,
+  tokenEnv: envVar,
+  targets: z.array(z.union([z.literal('*'), name])).min(1, 'must list at least one target, or "*"'),
+});
+
+const limits = z
+  .strictObject({
+    branchBufferBytes: byteQuantity.prefault('8Mi'),
+    queueItems: z.number().int().min(1).max(1_000_000).prefault(1000),
+    gitCallTimeout: duration(DAY_MS, '24h').prefault('2m'),
+    publishTimeout: duration(DAY_MS, '24h').prefault('5m'),
+    retry: z
+      .strictObject({
+        initial: duration(DAY_MS, '24h').prefault('10s'),
+        max: duration(DAY_MS, '24h').prefault('5m'),
+      })
+      .prefault({}),
+    pushCooldown: duration(DAY_MS, '24h').prefault('10s'),
+  })
+  .prefault({})
+  .superRefine((value, ctx) => {
+    if (value.gitCallTimeout > value.publishTimeout) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gitCallTimeout'],
+        message: 'must not be longer than publishTimeout',
+      });
+    }
+    if (value.retry.initial > value.retry.max) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retry', 'initial'],
+        message: 'must not be longer than retry.max',
+      });
+    }
+    if (value.retry.initial === 0) {
+      ctx.addIssue({ code: 'custom', path: ['retry', 'initial'], message: 'must be more than 0s' });
+    }
+  })
+  .transform((value) => ({
+    branchBufferBytes: value.branchBufferBytes,
+    queueItems: value.queueItems,
+    gitCallTimeoutMs: value.gitCallTimeout,
+    publishTimeoutMs: value.publishTimeout,
+    retry: { initialMs: value.retry.initial, maxMs: value.retry.max },
+    pushCooldownMs: value.pushCooldown,
+  }));
+
+const server = z
+  .strictObject({
+    host: z.string().min(1).prefault('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).prefault(7071),
+    auth: z.enum(['required', 'disabled']).prefault('required'),
+  })
+  .prefault({})
+  .superRefine((value, ctx) => {
+    if (value.auth === 'disabled' && !isLoopbackHost(value.host)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['auth'],
+        message: 'may be "disabled" only when host is a loopback address (127.0.0.1, ::1, localhost)',
+      });
+    }
+  });
+
+const sensitiveResource = z
+  .string()
+  .regex(
+    /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    'must be "resource" or "group/resource", e.g. "sealedsecrets" or "bitnami.com/sealedsecrets"',
+  );
+
+/**
+ * The configuration file (v1) of docs/configuration.md as a zod schema: unknown keys are refused,
+ * defaults filled in, durations parsed to `…Ms` and quantities to bytes. Cross-references (a target's
+ * repository, a source's targets, overlapping paths on one branch) are checked here too, so a parsed
+ * configuration is internally consistent.
+ */
+export const configFileSchema = z
+  .strictObject({
+    repositories: z.array(repository).min(1, 'must list at least one repository'),
+    targets: z.array(target).min(1, 'must list at least one target'),
+    sources: z.array(source).prefault([]),
+    limits,
+    server,
+    sensitiveResources: z.array(sensitiveResource).prefault([]),
+  })
+  .superRefine((config, ctx) => {
+    unique(config.repositories, 'repositories', ctx);
+    unique(config.targets, 'targets', ctx);
+    unique(config.sources, 'sources', ctx);
+    const repositoryNames = new Set(config.repositories.map((r) => r.name));
+    const targetNames = new Set(config.targets.map((t) => t.name));
+    config.targets.forEach((t, index) => {
+      if (!repositoryNames.has(t.repository)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targets', index, 'repository'],
+          message: `names no repository (known: ${[...repositoryNames].join(', ')})`,
+        });
+      }
+      if (t.parentBranch === t.branch) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targets', index, 'parentBranch'],
+          message: 'must differ from branch',
+        });
+      }
+    });
+    config.sources.forEach((s, index) => {
+      s.targets.forEach((name, position) => {
+        if (name !== '*' && !targetNames.has(name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sources', index, 'targets', position],
+            message: 'names no target',
+          });
+        }
+      });
+    });
+    const urlOf = new Map(config.repositories.map((r) => [r.name, r.url]));
+    overlappingPaths(config.targets, (name) => urlOf.get(name) ?? name, ctx);
+  });
+
+function unique(items: { name: string }[], field: string, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (seen.has(item.name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [field, index, 'name'],
+        message: `duplicates the name "${item.name}"`,
+      });
+    }
+    seen.add(item.name);
+  });
+}
+
+/**
+ * Two targets writing the same branch (same remote URL, even under two repository names) must own
+ * disjoint folders, or one could delete the other's files.
+ */
+function overlappingPaths(
+  targets: { name: string; repository: string; branch: string; path: string }[],
+  remoteOf: (repository: string) => string,
+  ctx: z.RefinementCtx,
+): void {
+  const contains = (outer: string, inner: string) =>
+    outer === '.' || inner === outer || inner.startsWith(`${outer}/`);
+  targets.forEach((t, index) => {
+    for (const other of targets.slice(0, index)) {
+      if (remoteOf(other.repository) !== remoteOf(t.repository) || other.branch !== t.branch) continue;
+      if (contains(other.path, t.path) || contains(t.path, other.path)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targets', index, 'path'],
+          message: `overlaps target "${other.name}" on the same branch`,
+        });
+      }
+    }
+  });
+}
+
+/** The configuration as the app uses it: defaults applied, durations in milliseconds. */
+export type KubescribeConfig = z.output<typeof configFileSchema>;
+/** The configuration file as written (YAML or JSON), before defaults. */
+export type KubescribeConfigFile = z.input<typeof configFileSchema>;
+export type RepositoryConfig = KubescribeConfig['repositories'][number];
+export type TargetConfig = KubescribeConfig['targets'][number];
+export type SourceConfig = KubescribeConfig['sources'][number];

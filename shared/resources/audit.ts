@@ -1,0 +1,232 @@
+import { z } from 'zod';
+import { authorFromUserInfo, userInfoSchema } from './author';
+import type { Change, Ignored, NormalizeResult, NormalizeTarget, ResourceIdentity } from './change';
+import { PayloadInvalid, type PayloadIssue } from './errors';
+import { formatPath, issuesFrom } from './issues';
+import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
+import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
+import { isSensitive } from './sensitive';
+import { sensitiveIgnored, toChange } from './to-change';
+
+const objectRefSchema = z.looseObject({
+  resource: z.string().optional(),
+  namespace: z.string().optional(),
+  name: z.string().optional(),
+  uid: z.string().optional(),
+  apiGroup: z.string().optional(),
+  apiVersion: z.string().optional(),
+  resourceVersion: z.string().optional(),
+  subresource: z.string().optional(),
+});
+
+/** One `audit.k8s.io/v1` Event: the fields kubescribe reads are typed, the rest kept as is. */
+export const auditEventSchema = z.looseObject({
+  auditID: z.string(),
+  stage: z.string(),
+  verb: z.string(),
+  requestURI: z.string(),
+  user: userInfoSchema,
+  impersonatedUser: userInfoSchema.nullish(),
+  objectRef: objectRefSchema.nullish(),
+  responseStatus: z.looseObject({ code: z.number().int().optional() }).nullish(),
+  requestObject: z.unknown().optional(),
+  responseObject: z.unknown().optional(),
+});
+
+/** The body of the `audit` route: an `audit.k8s.io/v1` EventList as the apiserver's webhook backend posts it. */
+export const auditEventListSchema = z.looseObject({
+  apiVersion: z.literal('audit.k8s.io/v1'),
+  kind: z.literal('EventList'),
+  // Go encodes an empty list as null.
+  items: z.array(auditEventSchema).nullish(),
+});
+
+type AuditEvent = z.output<typeof auditEventSchema>;
+type ObjectRef = z.output<typeof objectRefSchema>;
+
+const RECORDED_VERBS = new Set(['create', 'update', 'patch', 'delete']);
+
+/**
+ * Normalizes an audit EventList. Recorded: stage `ResponseComplete`, verbs create/update/patch/
+ * delete, `responseStatus.code` < 300, not dry-run, no subresource; the object comes from
+ * `responseObject` (deletes take their identity from `objectRef`), the author from
+ * `impersonatedUser` else `user`. Everything else is returned in `ignored` with a reason. A
+ * malformed list, or a recorded event whose object or names are malformed, throws `PayloadInvalid`:
+ * nothing of the list is used.
+ */
+export function normalizeAuditEvents({
+  body,
+  target,
+}: {
+  body: unknown;
+  target: NormalizeTarget;
+}): NormalizeResult {
+  const parsed = auditEventListSchema.safeParse(body);
+  if (!parsed.success) throw new PayloadInvalid('audit EventList', issuesFrom(parsed.error));
+  const changes: Change[] = [];
+  const ignored: Ignored[] = [];
+  const issues: PayloadIssue[] = [];
+  (parsed.data.items ?? []).forEach((event, index) => {
+    const outcome = normalizeEvent(event, index, target);
+    if ('issues' in outcome) issues.push(...outcome.issues);
+    else if ('change' in outcome) changes.push(outcome.change);
+    else ignored.push(outcome.ignored);
+  });
+  if (issues.length > 0) throw new PayloadInvalid('audit EventList', issues);
+  return { changes, ignored };
+}
+
+type Outcome = { change: Change } | { ignored: Ignored } | { issues: PayloadIssue[] };
+
+function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarget): Outcome {
+  const ignore = (
+    reason: Ignored['reason'],
+    message: string,
+    identity?: Partial<ResourceIdentity>,
+  ): Outcome => ({
+    ignored: { reason, message, index, auditID: event.auditID, ...(identity ? { identity } : {}) },
+  });
+  if (event.stage !== 'ResponseComplete')
+    return ignore('stage-not-complete', `stage ${event.stage} is not persisted yet`);
+  if (!RECORDED_VERBS.has(event.verb))
+    return ignore('verb-not-recorded', `verb ${event.verb} is not recorded`);
+  const code = event.responseStatus?.code;
+  if (code === undefined || code >= 300)
+    return ignore('request-failed', `request answered ${code ?? 'without a status'}`);
+  if (isDryRun(event.requestURI)) return ignore('dry-run', 'dry-run request changed nothing');
+  const ref = event.objectRef;
+  if (!ref?.resource) return ignore('no-object-ref', 'event names no object');
+  const refIdentity: Partial<ResourceIdentity> & { group: string } = {
+    group: ref.apiGroup ?? '',
+    resource: ref.resource,
+    ...(ref.namespace ? { namespace: ref.namespace } : {}),
+    ...(ref.name ? { name: ref.name } : {}),
+  };
+  if (ref.subresource) {
+    return ignore(
+      'subresource',
+      `subresource ${ref.subresource} is not recorded (only whole objects are)`,
+      refIdentity,
+    );
+  }
+  if (
+    isSensitive({
+      group: refIdentity.group,
+      resource: ref.resource,
+      sensitiveResources: target.sensitiveResources,
+    })
+  ) {
+    return { ignored: sensitiveIgnored(refIdentity, index) };
+  }
+  const author = authorFromUserInfo(event.impersonatedUser?.username ? event.impersonatedUser : event.user);
+
+  if (event.verb === 'delete') {
+    const identity = identityFromRef(ref, index);
+    if ('issues' in identity) return identity;
+    const kind = kindOfDeleted(event.responseObject, identity.identity);
+    return toChange({
+      identity: { ...identity.identity, kind },
+      operation: 'delete',
+      author,
+      resourceVersion: ref.resourceVersion || undefined,
+      target,
+      index,
+    });
+  }
+
+  if (event.responseObject === undefined || event.responseObject === null) {
+    return ignore(
+      'no-response-object',
+      'no responseObject: the audit policy level must be RequestResponse',
+      refIdentity,
+    );
+  }
+  const object = kubeObjectSchema.safeParse(event.responseObject);
+  if (!object.success) return { issues: issuesFrom(object.error, ['items', index, 'responseObject']) };
+  const coordinates = objectCoordinates(object.data);
+  const mismatch = refMismatch(ref, coordinates, index);
+  if (mismatch) return { issues: [mismatch] };
+  const identity: ResourceIdentity = { ...coordinates, resource: ref.resource };
+  if (isUnchanged(event, object.data)) {
+    return ignore(
+      'unchanged',
+      `${event.verb} kept resourceVersion ${object.data.metadata.resourceVersion}`,
+      identity,
+    );
+  }
+  return toChange({
+    identity,
+    operation: isBeingDeleted(object.data) ? 'delete' : 'upsert',
+    object: object.data,
+    author,
+    resourceVersion: object.data.metadata.resourceVersion || ref.resourceVersion || undefined,
+    target,
+    index,
+  });
+}
+
+function isDryRun(requestURI: string): boolean {
+  const query = requestURI.indexOf('?');
+  if (query < 0) return false;
+  return new URLSearchParams(requestURI.slice(query + 1)).getAll('dryRun').includes('All');
+}
+
+function identityFromRef(
+  ref: ObjectRef,
+  index: number,
+): { identity: ResourceIdentity } | { issues: PayloadIssue[] } {
+  const at = (field: string) => formatPath(['items', index, 'objectRef', field]);
+  const group = ref.apiGroup ?? '';
+  const issues: PayloadIssue[] = [];
+  if (!isGroupName(group)) issues.push({ path: at('apiGroup'), message: 'must be an API group' });
+  if (!ref.apiVersion || !isVersionName(ref.apiVersion))
+    issues.push({ path: at('apiVersion'), message: 'must be an API version' });
+  if (!ref.resource || !isResourceName(ref.resource))
+    issues.push({ path: at('resource'), message: 'must be a plural resource name' });
+  if (!ref.name || !isObjectName(ref.name, group))
+    issues.push({ path: at('name'), message: 'must be a Kubernetes name' });
+  if (ref.namespace && !isNamespaceName(ref.namespace))
+    issues.push({ path: at('namespace'), message: 'must be a namespace name' });
+  if (issues.length > 0) return { issues };
+  return {
+    identity: {
+      group,
+      version: ref.apiVersion as string,
+      resource: ref.resource as string,
+      kind: '',
+      ...(ref.namespace ? { namespace: ref.namespace } : {}),
+      name: ref.name as string,
+    },
+  };
+}
+
+/** A delete answers with the object (finalizers pending) or with a Status; only the former names the kind. */
+function kindOfDeleted(responseObject: unknown, identity: ResourceIdentity): string {
+  const parsed = kubeObjectSchema.safeParse(responseObject);
+  if (!parsed.success || parsed.data.kind === 'Status') return '';
+  const { group, name } = objectCoordinates(parsed.data);
+  return group === identity.group && name === identity.name ? parsed.data.kind : '';
+}
+
+function refMismatch(
+  ref: ObjectRef,
+  object: { group: string; namespace?: string; name: string },
+  index: number,
+): PayloadIssue | undefined {
+  const path = formatPath(['items', index, 'responseObject']);
+  if ((ref.apiGroup ?? '') !== object.group)
+    return { path, message: 'is in another API group than objectRef' };
+  if (ref.name && ref.name !== object.name) return { path, message: 'names another object than objectRef' };
+  if ((ref.namespace || undefined) !== object.namespace)
+    return { path, message: 'is in another namespace than objectRef' };
+  return undefined;
+}
+
+/** An update the apiserver answered without a new resourceVersion stored nothing (a no-op update). */
+function isUnchanged(event: AuditEvent, object: KubeObject): boolean {
+  if (event.verb !== 'update' && event.verb !== 'patch') return false;
+  const request = event.requestObject;
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return false;
+  const requested = (request as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
+  return typeof requested === 'string' && requested !== '' && requested === object.metadata.resourceVersion;
+}

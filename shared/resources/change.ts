@@ -1,0 +1,73 @@
+/** Which Kubernetes object a change concerns. `group` is `''` for the core group. */
+export type ResourceIdentity = {
+  group: string;
+  version: string;
+  /** Plural resource name, e.g. `deployments`. */
+  resource: string;
+  /** Object kind, e.g. `Deployment`; `''` when a delete did not reveal it (audit deletes answered by a Status). */
+  kind: string;
+  /** Absent for cluster-scoped objects. */
+  namespace?: string;
+  name: string;
+};
+
+/** Who made a change, as the cluster authenticated them. */
+export type ChangeAuthor = { username: string; uid?: string; groups?: string[] };
+
+/**
+ * One object to write or remove at its canonical path inside a target. `content` is the sanitized
+ * object as deterministic YAML, so equal objects give equal bytes and downstream can skip an update
+ * whose content hash is unchanged.
+ */
+export type Change = {
+  /** Repository path: `{target path}/{namespace|_cluster}/{group}/{resource}/{name}.yaml`. */
+  path: string;
+  operation: 'upsert' | 'delete';
+  /** The YAML document; present exactly when `operation` is `upsert`. */
+  content?: string;
+  identity: ResourceIdentity;
+  resourceVersion?: string;
+  /** Absent means the configured committer. */
+  author?: ChangeAuthor;
+};
+
+/** Why an input item made no change. Kebab-case, stable: clients and tests match on it. */
+export type IgnoreReason =
+  | 'stage-not-complete'
+  | 'verb-not-recorded'
+  | 'request-failed'
+  | 'dry-run'
+  | 'no-object-ref'
+  | 'subresource'
+  | 'no-response-object'
+  | 'unchanged'
+  | 'sensitive-resource'
+  | 'not-a-commit-request'
+  | 'not-a-create'
+  | 'no-object-uid'
+  | 'invalid-commit-request';
+
+/** An input item that was read and deliberately not turned into a change, with the reason. */
+export type Ignored = {
+  reason: IgnoreReason;
+  /** A human sentence; never contains object data. */
+  message: string;
+  /** Position of the item in the payload (`items[i]`, `events[i]`, `objects[i]`). */
+  index?: number;
+  auditID?: string;
+  identity?: Partial<ResourceIdentity>;
+};
+
+/** What a cluster payload turned into: the changes to record and the items deliberately left out. */
+export type NormalizeResult = { changes: Change[]; ignored: Ignored[] };
+
+/** Per-target settings a normalizer needs. */
+export type NormalizeTarget = {
+  /** The target's folder in the repository; `.` is the root. */
+  path: string;
+  /**
+   * Extra resources refused like Secrets: `resource` (any group) or `group/resource`. Core `secrets`
+   * is always refused.
+   */
+  sensitiveResources?: readonly string[];
+};

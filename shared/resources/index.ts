@@ -1,0 +1,40 @@
+export {
+  type AdmissionResult,
+  admissionResponse,
+  admissionReviewSchema,
+  COMMIT_REQUEST_GROUP,
+  COMMIT_REQUEST_RESOURCE,
+  normalizeAdmissionReview,
+  type SaveRegistration,
+} from './admission';
+export { auditEventListSchema, normalizeAuditEvents } from './audit';
+export { CLUSTER_SCOPE_FOLDER, canonicalPath } from './canonical-path';
+export type {
+  Change,
+  ChangeAuthor,
+  Ignored,
+  IgnoreReason,
+  NormalizeResult,
+  NormalizeTarget,
+  ResourceIdentity,
+} from './change';
+export {
+  type CommitRequestSpec,
+  commitRequestSpecSchema,
+  saveMessageSchema,
+  saveWindowSchema,
+} from './commit-request';
+export { PayloadInvalid, type PayloadIssue } from './errors';
+export { type KubeObject, kubeObjectSchema } from './kube-object';
+export { renderYaml } from './render-yaml';
+export { sanitizeObject } from './sanitize';
+export { isSensitive } from './sensitive';
+export {
+  normalizeSnapshot,
+  type SnapshotResult,
+  type SnapshotScope,
+  snapshotBodySchema,
+  snapshotPartSchema,
+  snapshotScopeSchema,
+} from './snapshot';
+export { normalizeWatchEvents, type WatchEventsBody, watchEventsBodySchema } from './watch-events';

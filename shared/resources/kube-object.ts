@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { isKindName, isNamespaceName, isObjectName, splitApiVersion } from './names';
+
+const stringMap = z.record(z.string(), z.string());
+
+/**
+ * A Kubernetes object as clusters post it: `apiVersion`, `kind` and `metadata.name` are required and
+ * checked (names as Kubernetes names, so no object can name a path outside its target); other fields
+ * are kept as they are. Nothing here reads `data`, so a Secret's values never reach an error.
+ */
+export const kubeObjectSchema = z
+  .looseObject({
+    apiVersion: z.string(),
+    kind: z.string().refine(isKindName, 'must be a Kubernetes kind such as "Deployment"'),
+    metadata: z.looseObject({
+      name: z.string().min(1, 'is required'),
+      namespace: z.string().optional(),
+      labels: stringMap.nullish(),
+      annotations: stringMap.nullish(),
+      resourceVersion: z.string().optional(),
+      uid: z.string().optional(),
+      deletionTimestamp: z.string().nullish(),
+    }),
+  })
+  .superRefine((object, ctx) => {
+    const apiVersion = splitApiVersion(object.apiVersion);
+    if (!apiVersion) {
+      ctx.addIssue({ code: 'custom', path: ['apiVersion'], message: 'must be "version" or "group/version"' });
+      return;
+    }
+    if (object.metadata.name !== '' && !isObjectName(object.metadata.name, apiVersion.group)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metadata', 'name'],
+        message: 'must be a Kubernetes name (DNS-1123 subdomain: lowercase letters, digits, "-", ".")',
+      });
+    }
+    const namespace = object.metadata.namespace;
+    if (namespace !== undefined && namespace !== '' && !isNamespaceName(namespace)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metadata', 'namespace'],
+        message: 'must be a Kubernetes namespace name (DNS-1123 label)',
+      });
+    }
+  });
+
+/** A checked Kubernetes object. */
+export type KubeObject = z.output<typeof kubeObjectSchema>;
+
+/** The object's group, version, kind, namespace and name (its namespace omitted when empty). */
+export function objectCoordinates(object: KubeObject): {
+  group: string;
+  version: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+} {
+  const { group, version } = splitApiVersion(object.apiVersion) ?? { group: '', version: '' };
+  const namespace = object.metadata.namespace || undefined;
+  return {
+    group,
+    version,
+    kind: object.kind,
+    ...(namespace ? { namespace } : {}),
+    name: object.metadata.name,
+  };
+}
+
+/** Deletion-as-intent: an object carrying `metadata.deletionTimestamp` is already being deleted. */
+export function isBeingDeleted(object: KubeObject): boolean {
+  return typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp !== '';
+}

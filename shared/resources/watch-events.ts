@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
+import { PayloadInvalid } from './errors';
+import { issuesFrom } from './issues';
+import { isBeingDeleted, kubeObjectSchema, objectCoordinates } from './kube-object';
+import { isResourceName } from './names';
+import { toChange } from './to-change';
+
+const authorSchema = z.strictObject({
+  username: z.string().min(1).max(256),
+  uid: z.string().max(256).optional(),
+  groups: z.array(z.string().max(256)).max(256).optional(),
+});
+
+/** One watch event as the `events` route takes it: the watch type, the plural resource, the object. */
+export const watchEventSchema = z.strictObject({
+  type: z.enum(['ADDED', 'MODIFIED', 'DELETED']),
+  resource: z.string().refine(isResourceName, 'must be a plural resource name such as "deployments"'),
+  object: kubeObjectSchema,
+  author: authorSchema.optional(),
+});
+
+/** The body of `POST /api/v1/targets/{target}/events`. */
+export const watchEventsBodySchema = z.strictObject({ events: z.array(watchEventSchema) });
+
+export type WatchEventsBody = z.input<typeof watchEventsBodySchema>;
+
+/**
+ * Normalizes the `events` route body. ADDED and MODIFIED upsert; DELETED, or any object carrying
+ * `metadata.deletionTimestamp`, deletes. Secrets are ignored with a reason. A body that does not
+ * match the schema throws `PayloadInvalid` and nothing of it is used.
+ */
+export function normalizeWatchEvents({
+  body,
+  target,
+}: {
+  body: unknown;
+  target: NormalizeTarget;
+}): NormalizeResult {
+  const parsed = watchEventsBodySchema.safeParse(body);
+  if (!parsed.success) throw new PayloadInvalid('events body', issuesFrom(parsed.error));
+  const changes: Change[] = [];
+  const ignored: Ignored[] = [];
+  parsed.data.events.forEach((event, index) => {
+    const coordinates = objectCoordinates(event.object);
+    const deleting = event.type === 'DELETED' || isBeingDeleted(event.object);
+    const result = toChange({
+      identity: { ...coordinates, resource: event.resource },
+      operation: deleting ? 'delete' : 'upsert',
+      object: event.object,
+      author: event.author,
+      resourceVersion: event.object.metadata.resourceVersion,
+      target,
+      index,
+    });
+    if ('change' in result) changes.push(result.change);
+    else ignored.push(result.ignored);
+  });
+  return { changes, ignored };
+}

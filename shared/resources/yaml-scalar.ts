@@ -1,0 +1,53 @@
+/**
+ * YAML scalars for the emitter. A string is written plain only when both YAML 1.2 and YAML 1.1
+ * (still used by kubectl's and Flux's parsers) would read it back as the same string: `yes`, `on`,
+ * `3`, `1.10`, `2026-01-01` and `~` are quoted, or a later `kubectl apply` of the file would turn
+ * them into booleans, numbers, dates or null.
+ */
+
+const PLAIN_SAFE = /^[A-Za-z_/][-A-Za-z0-9 _./:@+=,()]*$/;
+const YAML_11_SPECIAL =
+  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|nan|NaN|NAN|inf|Inf|INF)$/;
+// Everything YAML may print inside a double-quoted scalar without escaping (c-printable minus `"` and `\`).
+const NEEDS_ESCAPE = /[^\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Whether a string can be written without quotes and still read back as that exact string. */
+export function isPlainSafe(text: string): boolean {
+  return (
+    PLAIN_SAFE.test(text) &&
+    !YAML_11_SPECIAL.test(text) &&
+    !text.includes(': ') &&
+    !text.includes(' #') &&
+    !text.endsWith(':') &&
+    !text.endsWith(' ')
+  );
+}
+
+/** A double-quoted scalar: JSON's string syntax is valid YAML; anything non-printable is escaped too. */
+export function doubleQuoted(text: string): string {
+  return JSON.stringify(text).replace(NEEDS_ESCAPE, (char) => {
+    const code = char.codePointAt(0) as number;
+    return code > 0xffff
+      ? `\\U${code.toString(16).padStart(8, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * A literal block (`|`) for multi-line text, or undefined when the text cannot be written as one
+ * exactly (leading spaces, whitespace-only lines, control characters): the caller quotes it instead.
+ * @returns the header (`|`, `|-` or `|+`) and the content lines, unindented.
+ */
+export function literalBlock(text: string): { header: string; lines: string[] } | undefined {
+  if (!text.includes('\n')) return undefined;
+  const chomp = !text.endsWith('\n') ? '-' : text.endsWith('\n\n') ? '+' : '';
+  const body = chomp === '-' ? text : text.slice(0, -1);
+  const lines = body.split('\n');
+  const printable = (line: string) =>
+    !/[^\t\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.test(line);
+  const fits = lines.every(
+    (line) => line === '' || (!/^[ \t]/.test(line) && !/^\s+$/.test(line) && printable(line)),
+  );
+  if (!fits || !lines.some((line) => line !== '')) return undefined;
+  return { header: `|${chomp}`, lines };
+}

@@ -1,0 +1,227 @@
+/**
+ * A PROTOCOL-LEVEL FAKE of kube-apiserver: no Kubernetes API server can run on this machine, so
+ * tests talk real Kubernetes REST over HTTP on loopback to this instead. It serves the paths, verbs,
+ * status codes and `Status` bodies of the real server for the resource types it is given (GET/PUT/
+ * PATCH/DELETE of an object and its `/status`, POST to a collection), with resourceVersion
+ * optimistic concurrency, uid preconditions and bearer-token auth. It does not validate schemas,
+ * run admission or enforce RBAC.
+ *
+ * Not served yet: list and watch. The store keeps every change in order with its resourceVersion
+ * (`store.changes`), which is what a list (`metadata.resourceVersion`, `continue`) and a chunked
+ * watch stream (ADDED/MODIFIED/DELETED, BOOKMARK, ERROR with a 410 Expired Status) would read;
+ * add them as another branch of `serveCollection`.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { handleItem, type Reply } from './item-handlers';
+import { type KubeObject, ObjectStore, type ResourceType } from './object-store';
+import { type ResolvedPath, resolvePath } from './routes';
+import { statusObjects } from './status-objects';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  contentType: string;
+  authorization: string | undefined;
+  body: unknown;
+}
+
+/**
+ * What to do instead of (or before) serving a matching request: answer with a status and body,
+ * drop the connection, never answer, or run something first (another writer acting between a client's read and
+ * its write) and then serve normally.
+ */
+export type FaultAction =
+  | { respond: { status: number; body: unknown } }
+  | { dropConnection: true }
+  /** Never answer (until the server closes): a stalled apiserver. */
+  | { hang: true }
+  | { runBefore: () => void };
+
+export interface Fault {
+  method?: string;
+  /** Matches the request path exactly. */
+  path?: string;
+  /** How many matching requests it applies to. */
+  times: number;
+  action: FaultAction;
+}
+
+export interface FakeKubeApi {
+  url: string;
+  store: ObjectStore;
+  requests: RecordedRequest[];
+  /** Creates an object as `kubectl create` would and returns the stored copy (uid, resourceVersion). */
+  create(type: ResourceType, object: KubeObject): KubeObject;
+  get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined;
+  delete(type: ResourceType, namespace: string | undefined, name: string): void;
+  injectFault(fault: Fault): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the fake on a random loopback port, over HTTPS when given a certificate (as a real API
+ * server), else plain HTTP. Requests must carry `Bearer <bearerToken>`.
+ */
+export async function startFakeKubeApi({
+  types,
+  bearerToken,
+  tls,
+}: {
+  types: readonly ResourceType[];
+  bearerToken: string;
+  tls?: { key: string; cert: string };
+}): Promise<FakeKubeApi> {
+  const store = new ObjectStore();
+  const requests: RecordedRequest[] = [];
+  const faults: Fault[] = [];
+  const sockets = new Set<Socket>();
+
+  const takeFault = (method: string, path: string): FaultAction | undefined => {
+    const fault = faults.find(
+      (f) => f.times > 0 && (f.method ?? method) === method && (f.path ?? path) === path,
+    );
+    if (fault === undefined) return undefined;
+    fault.times -= 1;
+    return fault.action;
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    readBody(req)
+      .then((raw) => serve(req, res, raw))
+      .catch((error: unknown) =>
+        send(res, { status: 500, body: statusObjects.internalError(String(error)) }),
+      );
+  };
+  const server = tls === undefined ? createHttpServer(handle) : createHttpsServer(tls, handle);
+
+  const serve = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const method = req.method ?? 'GET';
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+    let body: unknown;
+    try {
+      body = raw === '' ? undefined : JSON.parse(raw);
+    } catch {
+      send(res, { status: 400, body: statusObjects.badRequest('the body is not JSON') });
+      return;
+    }
+    requests.push({
+      method,
+      path: url.pathname,
+      contentType,
+      authorization: req.headers.authorization,
+      body,
+    });
+    if (req.headers.authorization !== `Bearer ${bearerToken}`) {
+      send(res, { status: 401, body: statusObjects.unauthorized() });
+      return;
+    }
+    const fault = takeFault(method, url.pathname);
+    if (fault !== undefined && 'dropConnection' in fault) {
+      req.socket.destroy();
+      return;
+    }
+    if (fault !== undefined && 'hang' in fault) return;
+    if (fault !== undefined && 'respond' in fault) {
+      sendJson(res, fault.respond.status, fault.respond.body);
+      return;
+    }
+    if (fault !== undefined) fault.runBefore();
+    const resolved = resolvePath(url.pathname, types);
+    if (resolved === undefined) {
+      sendJson(res, 404, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'NotFound',
+        code: 404,
+      });
+      return;
+    }
+    send(res, route(resolved, method, contentType, body));
+  };
+
+  const route = (resolved: ResolvedPath, method: string, contentType: string, body: unknown): Reply => {
+    if (resolved.scope === 'item') {
+      return handleItem(store, { ...resolved, method, contentType, body });
+    }
+    return serveCollection(resolved, method, body);
+  };
+
+  const serveCollection = (
+    resolved: Extract<ResolvedPath, { scope: 'collection' }>,
+    method: string,
+    body: unknown,
+  ): Reply => {
+    if (method !== 'POST' || resolved.namespace === undefined) {
+      return { status: 405, body: statusObjects.methodNotAllowed(method) };
+    }
+    const object = body as KubeObject;
+    const name = object?.metadata?.name;
+    if (typeof name !== 'string')
+      return { status: 400, body: statusObjects.badRequest('metadata.name is required') };
+    const key = ObjectStore.key(resolved.type, resolved.namespace, name);
+    if (store.get(key) !== undefined) {
+      return {
+        status: 409,
+        body: statusObjects.alreadyExists({ ...resolved.type, name }),
+      };
+    }
+    const created = store.create(key, {
+      ...object,
+      metadata: { ...object.metadata, namespace: resolved.namespace },
+    });
+    return { status: 201, body: created };
+  };
+
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
+    store,
+    requests,
+    create: (type, object) => {
+      const namespace = type.namespaced ? object.metadata.namespace : undefined;
+      return store.create(ObjectStore.key(type, namespace, object.metadata.name), object);
+    },
+    get: (type, namespace, name) => store.get(ObjectStore.key(type, namespace, name)),
+    delete: (type, namespace, name) => {
+      store.delete(ObjectStore.key(type, namespace, name));
+    },
+    injectFault: (fault) => {
+      faults.push({ ...fault });
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  sendJson(res, reply.status, reply.body);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

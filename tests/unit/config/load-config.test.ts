@@ -1,0 +1,310 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import {
+  ConfigInvalid,
+  ConfigSecretMissing,
+  ConfigUnreadable,
+  type LoadedConfig,
+  loadConfig,
+  SettingsInvalid,
+} from '../../../shared/config';
+
+const fixtures = join(__dirname, '../../fixtures/config');
+const readText = (path: string) => readFile(path, 'utf8');
+const secrets = { GIT_TOKEN: 'git-token-value', CLUSTER_A_TOKEN: 'cluster-a-token-value' };
+
+async function loadContent(content: unknown, env: Record<string, string> = secrets): Promise<LoadedConfig> {
+  const text = typeof content === 'string' ? content : JSON.stringify(content);
+  return loadConfig({ env: { ...env, KUBESCRIBE_CONFIG_CONTENT: text }, readFile: readText, cwd: '/srv' });
+}
+
+async function issuesOf(content: unknown): Promise<{ path: string; message: string }[]> {
+  const error = await loadContent(content).catch((thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(ConfigInvalid);
+  return (error as ConfigInvalid).data.issues;
+}
+
+const minimal = {
+  repositories: [{ name: 'platform', url: 'https://git.example.com/org/state.git' }],
+  targets: [{ name: 'prod', repository: 'platform', branch: 'main' }],
+};
+
+describe('loading the configuration', () => {
+  it('given KUBESCRIBE_CONFIG names the documented example when loaded then every value is read', async () => {
+    const loaded = await loadConfig({
+      env: { ...secrets, KUBESCRIBE_CONFIG: join(fixtures, 'full.yaml'), KUBESCRIBE_DATA: '/var/lib/ks' },
+      readFile: readText,
+    });
+    expect(loaded.origin).toEqual({ kind: 'file', file: join(fixtures, 'full.yaml') });
+    expect(loaded.config.targets[0]).toEqual({
+      name: 'prod',
+      repository: 'platform',
+      branch: 'main',
+      parentBranch: 'release',
+      path: 'clusters/prod',
+      prune: 'OnEvent',
+      window: { idleTimeoutMs: 5000, maxDurationMs: 60_000 },
+    });
+    expect(loaded.config.limits).toEqual({
+      branchBufferBytes: 8 * 1024 * 1024,
+      queueItems: 1000,
+      gitCallTimeoutMs: 120_000,
+      publishTimeoutMs: 300_000,
+      retry: { initialMs: 10_000, maxMs: 300_000 },
+      pushCooldownMs: 10_000,
+    });
+    expect(loaded.config.server).toEqual({ host: '127.0.0.1', port: 7071, auth: 'required' });
+    expect(loaded.secrets.repositoryTokens.platform?.reveal()).toBe('git-token-value');
+    expect(loaded.secrets.sourceTokens['cluster-a']?.reveal()).toBe('cluster-a-token-value');
+    expect(loaded.dataDir).toBe('/var/lib/ks');
+    expect(loaded.payloads).toEqual({ kind: 'file', folder: '/var/lib/ks/payloads' });
+  });
+
+  it('given a minimal JSON configuration in KUBESCRIBE_CONFIG_CONTENT when loaded then the defaults fill the rest', async () => {
+    const { config, origin } = await loadContent(minimal, {});
+    expect(origin).toEqual({ kind: 'content' });
+    expect(config.targets[0]).toMatchObject({
+      path: '.',
+      prune: 'OnEvent',
+      window: { idleTimeoutMs: 5000, maxDurationMs: 60_000 },
+    });
+    expect(config.repositories[0]?.committer).toEqual({ name: 'kubescribe', email: 'kubescribe@localhost' });
+    expect(config.limits.retry).toEqual({ initialMs: 10_000, maxMs: 300_000 });
+    expect(config.server.auth).toBe('required');
+    expect(config.sources).toEqual([]);
+  });
+
+  it('given no configuration setting when loaded then the default serves a local bare repository on loopback without auth', async () => {
+    const loaded = await loadConfig({ env: {}, readFile: readText, cwd: '/home/me/app' });
+    expect(loaded.origin).toEqual({ kind: 'default' });
+    expect(loaded.dataDir).toBe('/home/me/app/.kubescribe');
+    expect(loaded.config.repositories).toEqual([
+      {
+        name: 'local',
+        url: '/home/me/app/.kubescribe/repository.git',
+        committer: { name: 'kubescribe', email: 'kubescribe@localhost' },
+      },
+    ]);
+    expect(loaded.config.targets).toEqual([
+      expect.objectContaining({ name: 'local', repository: 'local', branch: 'main', path: '.' }),
+    ]);
+    expect(loaded.config.server).toEqual({ host: '127.0.0.1', port: 7071, auth: 'disabled' });
+    expect(loaded.payloads).toEqual({ kind: 'file', folder: '/home/me/app/.kubescribe/payloads' });
+  });
+
+  it('given PORT when loaded then it overrides the configured port', async () => {
+    const loaded = await loadConfig({ env: { PORT: '8080' }, readFile: readText });
+    expect(loaded.config.server.port).toBe(8080);
+  });
+
+  it('given PORT that is not a port when loaded then start-up is refused naming PORT', async () => {
+    await expect(loadConfig({ env: { PORT: 'http' }, readFile: readText })).rejects.toMatchObject({
+      code: SettingsInvalid.code,
+      data: { settings: ['PORT'] },
+    });
+  });
+
+  it('given both KUBESCRIBE_CONFIG and KUBESCRIBE_CONFIG_CONTENT when loaded then start-up is refused naming both', async () => {
+    const error = await loadConfig({
+      env: { KUBESCRIBE_CONFIG: '/etc/ks.yaml', KUBESCRIBE_CONFIG_CONTENT: '{}' },
+      readFile: readText,
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(SettingsInvalid);
+    expect((error as Error).message).toContain('KUBESCRIBE_CONFIG and KUBESCRIBE_CONFIG_CONTENT');
+  });
+
+  it('given KUBESCRIBE_CONFIG names a missing file when loaded then start-up is refused naming the file', async () => {
+    const error = await loadConfig({
+      env: { KUBESCRIBE_CONFIG: '/nowhere/ks.yaml' },
+      readFile: readText,
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigUnreadable);
+    expect(error).toMatchObject({ data: { file: '/nowhere/ks.yaml', reason: 'ENOENT' } });
+  });
+
+  it('given a relative local repository path in a file when loaded then it resolves next to the file', async () => {
+    const loaded = await loadConfig({
+      env: { KUBESCRIBE_CONFIG: '/etc/kubescribe/config.json' },
+      readFile: async () =>
+        JSON.stringify({ ...minimal, repositories: [{ name: 'platform', url: 'repos/state.git' }] }),
+    });
+    expect(loaded.config.repositories[0]?.url).toBe('/etc/kubescribe/repos/state.git');
+  });
+
+  it('given text that is neither YAML nor JSON when loaded then it is refused at the root', async () => {
+    expect(await issuesOf('repositories: [unclosed')).toEqual([
+      { path: '', message: expect.stringContaining('is not valid YAML or JSON') },
+    ]);
+  });
+});
+
+describe('refusing a bad configuration with the field path', () => {
+  it('given an unknown key when loaded then the issue names where it is', async () => {
+    const issues = await issuesOf({ ...minimal, targets: [{ ...minimal.targets[0], pathh: 'x' }] });
+    expect(issues).toEqual([{ path: 'targets[0]', message: expect.stringContaining('pathh') }]);
+  });
+
+  it('given a bad duration when loaded then the issue names the window field', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      targets: [{ ...minimal.targets[0], window: { idleTimeout: '5 seconds' } }],
+    });
+    expect(issues).toEqual([
+      { path: 'targets[0].window.idleTimeout', message: expect.stringContaining('duration') },
+    ]);
+  });
+
+  it('given an idle timeout longer than the window maximum when loaded then it is refused', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      targets: [{ ...minimal.targets[0], window: { idleTimeout: '2m', maxDuration: '1m' } }],
+    });
+    expect(issues).toEqual([
+      { path: 'targets[0].window.idleTimeout', message: 'must not be longer than maxDuration' },
+    ]);
+  });
+
+  it('given a bad byte quantity when loaded then the issue names the limit', async () => {
+    const issues = await issuesOf({ ...minimal, limits: { branchBufferBytes: '8MB' } });
+    expect(issues).toEqual([{ path: 'limits.branchBufferBytes', message: expect.stringContaining('8Mi') }]);
+  });
+
+  it.each(['../escape', '/abs/path', 'a//b', 'clusters/../..', 'a/.git/b'])(
+    'given the target path %p when loaded then it is refused as outside the target',
+    async (path) => {
+      const issues = await issuesOf({ ...minimal, targets: [{ ...minimal.targets[0], path }] });
+      expect(issues.map((issue) => issue.path)).toEqual(['targets[0].path']);
+    },
+  );
+
+  it('given a target naming an unknown repository when loaded then the issue points at it', async () => {
+    const issues = await issuesOf({ ...minimal, targets: [{ ...minimal.targets[0], repository: 'other' }] });
+    expect(issues).toEqual([
+      { path: 'targets[0].repository', message: 'names no repository (known: platform)' },
+    ]);
+  });
+
+  it('given a source allowed an unknown target when loaded then the issue points at the list entry', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      sources: [{ name: 'a', tokenEnv: 'A', targets: ['prod', 'staging'] }],
+    });
+    expect(issues).toEqual([{ path: 'sources[0].targets[1]', message: 'names no target' }]);
+  });
+
+  it('given two targets on one branch with nested paths when loaded then the second is refused', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      targets: [
+        { name: 'prod', repository: 'platform', branch: 'main', path: 'clusters' },
+        { name: 'edge', repository: 'platform', branch: 'main', path: 'clusters/edge' },
+        { name: 'dev', repository: 'platform', branch: 'dev', path: 'clusters' },
+      ],
+    });
+    expect(issues).toEqual([
+      { path: 'targets[1].path', message: 'overlaps target "prod" on the same branch' },
+    ]);
+  });
+
+  it('given two repository names for one remote when their targets overlap then the overlap is still refused', async () => {
+    const issues = await issuesOf({
+      repositories: [
+        { name: 'platform', url: 'https://git.example.com/org/state.git' },
+        { name: 'alias', url: 'https://git.example.com/org/state.git' },
+      ],
+      targets: [
+        { name: 'prod', repository: 'platform', branch: 'main', path: '.' },
+        { name: 'edge', repository: 'alias', branch: 'main', path: 'edge' },
+      ],
+    });
+    expect(issues).toEqual([
+      { path: 'targets[1].path', message: 'overlaps target "prod" on the same branch' },
+    ]);
+  });
+
+  it('given duplicate target names when loaded then the duplicate is refused', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      targets: [
+        { name: 'prod', repository: 'platform', branch: 'main', path: 'a' },
+        { name: 'prod', repository: 'platform', branch: 'main', path: 'b' },
+      ],
+    });
+    expect(issues).toEqual([{ path: 'targets[1].name', message: 'duplicates the name "prod"' }]);
+  });
+
+  it('given auth disabled on a public host when loaded then it is refused', async () => {
+    const issues = await issuesOf({ ...minimal, server: { host: '0.0.0.0', auth: 'disabled' } });
+    expect(issues).toEqual([{ path: 'server.auth', message: expect.stringContaining('loopback') }]);
+  });
+
+  it.each(['127.0.0.1', '::1', 'localhost'])(
+    'given auth disabled on %p when loaded then it is allowed',
+    async (host) => {
+      const { config } = await loadContent({ ...minimal, server: { host, auth: 'disabled' } }, {});
+      expect(config.server).toMatchObject({ host, auth: 'disabled' });
+    },
+  );
+
+  it('given credentials inside a repository URL when loaded then it is refused without echoing them', async () => {
+    const error = await loadContent({
+      ...minimal,
+      repositories: [{ name: 'platform', url: 'https://git:hunter2@git.example.com/r.git' }],
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigInvalid);
+    expect((error as ConfigInvalid).data.issues).toEqual([
+      { path: 'repositories[0].url', message: expect.stringContaining('tokenEnv') },
+    ]);
+    expect(JSON.stringify(error)).not.toContain('hunter2');
+  });
+
+  it('given an ssh remote when loaded then it is refused as unsupported', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      repositories: [{ name: 'platform', url: 'ssh://git@host/r.git' }],
+    });
+    expect(issues.map((issue) => issue.path)).toContain('repositories[0].url');
+  });
+
+  it('given a branch name Git would refuse when loaded then it is refused', async () => {
+    const issues = await issuesOf({ ...minimal, targets: [{ ...minimal.targets[0], branch: 'feature..x' }] });
+    expect(issues).toEqual([{ path: 'targets[0].branch', message: 'must be a valid Git branch name' }]);
+  });
+});
+
+describe('secrets named by the configuration', () => {
+  it('given a source whose token variable is unset when loaded then start-up is refused naming the variable only', async () => {
+    const error = await loadContent(
+      { ...minimal, sources: [{ name: 'cluster-a', tokenEnv: 'CLUSTER_A_TOKEN', targets: ['*'] }] },
+      { GIT_TOKEN: 'git-token-value' },
+    ).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigSecretMissing);
+    expect(error).toMatchObject({ data: { variable: 'CLUSTER_A_TOKEN', usedBy: 'sources[0].tokenEnv' } });
+    expect((error as Error).message).toContain('CLUSTER_A_TOKEN');
+    expect(JSON.stringify(error)).not.toContain('git-token-value');
+  });
+
+  it('given a repository token variable that is unset when loaded then the error points at the repository auth', async () => {
+    const error = await loadConfig({
+      env: { CLUSTER_A_TOKEN: 'x', KUBESCRIBE_CONFIG: 'full.yaml' },
+      readFile: readText,
+      cwd: fixtures,
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({
+      code: ConfigSecretMissing.code,
+      data: { variable: 'GIT_TOKEN', usedBy: 'repositories[0].auth.tokenEnv' },
+    });
+  });
+
+  it('given resolved tokens when the loaded configuration is logged then no token value appears', async () => {
+    const loaded = await loadConfig({
+      env: { ...secrets, KUBESCRIBE_CONFIG: join(fixtures, 'full.yaml') },
+      readFile: readText,
+    });
+    const printed = `${JSON.stringify(loaded)} ${inspect(loaded, { depth: 10 })} ${String(loaded.secrets.sourceTokens['cluster-a'])}`;
+    expect(printed).not.toContain('git-token-value');
+    expect(printed).not.toContain('cluster-a-token-value');
+    expect(printed).toContain('[redacted]');
+  });
+});

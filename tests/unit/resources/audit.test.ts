@@ -1,0 +1,288 @@
+import { normalizeAuditEvents, PayloadInvalid } from '../../../shared/resources';
+import { loadFixture } from './load-fixture';
+
+const target = { path: 'clusters/prod' };
+
+function invalidIssues(body: unknown) {
+  try {
+    normalizeAuditEvents({ body, target });
+  } catch (error) {
+    expect(error).toBeInstanceOf(PayloadInvalid);
+    return (error as PayloadInvalid).data.issues;
+  }
+  throw new Error('expected the EventList to be refused');
+}
+
+describe('audit EventLists from the apiserver webhook', () => {
+  it('given a persisted ConfigMap patch when normalized then its sanitized YAML is written at the canonical path by the audit user', () => {
+    const { changes, ignored } = normalizeAuditEvents({
+      body: loadFixture('audit/configmap-patch.yaml'),
+      target,
+    });
+    expect(ignored).toEqual([]);
+    expect(changes).toEqual([
+      {
+        path: 'clusters/prod/shop/configmaps/app-settings.yaml',
+        operation: 'upsert',
+        content: [
+          'apiVersion: v1',
+          'kind: ConfigMap',
+          'metadata:',
+          '  name: app-settings',
+          '  namespace: shop',
+          '  labels:',
+          '    app: shop',
+          '  annotations:',
+          '    team: payments',
+          'data:',
+          '  mode: fast',
+          '  retries: "3"',
+          '',
+        ].join('\n'),
+        identity: {
+          group: '',
+          version: 'v1',
+          resource: 'configmaps',
+          kind: 'ConfigMap',
+          namespace: 'shop',
+          name: 'app-settings',
+        },
+        resourceVersion: '13772844',
+        author: {
+          username: 'alice@example.com',
+          uid: '7d1e-alice',
+          groups: ['developers', 'system:authenticated'],
+        },
+      },
+    ]);
+  });
+
+  it('given a dry-run patch when normalized then nothing is recorded and the reason is dry-run', () => {
+    const { changes, ignored } = normalizeAuditEvents({
+      body: loadFixture('audit/secret-dryrun-patch.yaml'),
+      target,
+    });
+    expect(changes).toEqual([]);
+    expect(ignored).toEqual([expect.objectContaining({ reason: 'dry-run', index: 0 })]);
+  });
+
+  it('given an update that kept its resourceVersion when normalized then it is ignored as unchanged', () => {
+    const { changes, ignored } = normalizeAuditEvents({
+      body: loadFixture('audit/unchanged-rv-update.yaml'),
+      target,
+    });
+    expect(changes).toEqual([]);
+    expect(ignored).toEqual([
+      expect.objectContaining({ reason: 'unchanged', auditID: '14b03863-03c3-4527-b291-64efbc8eb7aa' }),
+    ]);
+  });
+
+  it('given a deletecollection when normalized then it is ignored: only single-object verbs are recorded', () => {
+    const { changes, ignored } = normalizeAuditEvents({
+      body: loadFixture('audit/deletecollection.json'),
+      target,
+    });
+    expect(changes).toEqual([]);
+    expect(ignored).toEqual([
+      expect.objectContaining({
+        reason: 'verb-not-recorded',
+        message: 'verb deletecollection is not recorded',
+      }),
+    ]);
+  });
+
+  it('given a scale subresource patch when normalized then it is ignored naming the subresource, never written as a Scale object', () => {
+    const { changes, ignored } = normalizeAuditEvents({
+      body: loadFixture('audit/deployment-scale.json'),
+      target,
+    });
+    expect(changes).toEqual([]);
+    expect(ignored).toEqual([
+      expect.objectContaining({
+        reason: 'subresource',
+        message: expect.stringContaining('scale'),
+        identity: expect.objectContaining({ resource: 'deployments', name: 'checkout' }),
+      }),
+    ]);
+  });
+
+  describe('given a mixed batch', () => {
+    const result = () => normalizeAuditEvents({ body: loadFixture('audit/mixed-batch.yaml'), target });
+
+    it('when normalized then each unrecorded event is counted with its reason and position', () => {
+      expect(result().ignored.map(({ index, reason }) => [index, reason])).toEqual([
+        [0, 'stage-not-complete'],
+        [1, 'verb-not-recorded'],
+        [3, 'request-failed'],
+        [7, 'no-response-object'],
+        [9, 'subresource'],
+      ]);
+    });
+
+    it('when normalized then the changes keep the batch order', () => {
+      expect(result().changes.map((change) => [change.operation, change.path])).toEqual([
+        ['upsert', 'clusters/prod/shop/apps/deployments/checkout.yaml'],
+        ['delete', 'clusters/prod/shop/configmaps/old-settings.yaml'],
+        [
+          'upsert',
+          'clusters/prod/_cluster/rbac.authorization.k8s.io/clusterroles/system:aggregate-to-shop.yaml',
+        ],
+        ['upsert', 'clusters/prod/shop/services/checkout.yaml'],
+        ['delete', 'clusters/prod/shop/apps/deployments/legacy.yaml'],
+        ['delete', 'clusters/prod/shop/configmaps/draining.yaml'],
+      ]);
+    });
+
+    it('when an impersonated create is normalized then the impersonated user is the author', () => {
+      expect(result().changes[0]?.author).toEqual({
+        username: 'bob@example.com',
+        uid: 'bob-uid',
+        groups: ['developers'],
+      });
+    });
+
+    it('when a Deployment is normalized then status and server-assigned metadata are gone and keys are ordered', () => {
+      expect(result().changes[0]?.content).toBe(
+        [
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata:',
+          '  name: checkout',
+          '  namespace: shop',
+          '  labels:',
+          '    app: checkout',
+          '  annotations:',
+          '    owner: team-shop',
+          'spec:',
+          '  replicas: 2',
+          '  selector:',
+          '    matchLabels:',
+          '      app: checkout',
+          '  template:',
+          '    metadata:',
+          '      labels:',
+          '        app: checkout',
+          '    spec:',
+          '      containers:',
+          '        - image: registry.example.com/checkout:1.4.2',
+          '          name: checkout',
+          '          ports:',
+          '            - containerPort: 8080',
+          '              protocol: TCP',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('when a delete answered by a Status is normalized then the identity comes from objectRef', () => {
+      const deleted = result().changes[1];
+      expect(deleted).toEqual({
+        path: 'clusters/prod/shop/configmaps/old-settings.yaml',
+        operation: 'delete',
+        identity: {
+          group: '',
+          version: 'v1',
+          resource: 'configmaps',
+          kind: '',
+          namespace: 'shop',
+          name: 'old-settings',
+        },
+        author: { username: 'alice@example.com' },
+      });
+    });
+
+    it('when a delete answered by the object is normalized then the kind is known', () => {
+      expect(result().changes[4]?.identity.kind).toBe('Deployment');
+    });
+
+    it('when a Service is normalized then cluster-assigned addresses are not recorded', () => {
+      const service = result().changes[3]?.content ?? '';
+      expect(service).toContain('selector:');
+      for (const field of [
+        'clusterIP',
+        'ipFamilies',
+        'ipFamilyPolicy',
+        'internalTrafficPolicy',
+        'loadBalancer',
+      ]) {
+        expect(service).not.toContain(field);
+      }
+    });
+  });
+
+  it('given a create the apiserver refused with 422 when normalized then it is ignored as failed', () => {
+    const body = loadFixture('audit/configmap-patch.yaml') as {
+      items: { responseStatus: { code: number } }[];
+    };
+    body.items[0]!.responseStatus.code = 422;
+    expect(normalizeAuditEvents({ body, target }).ignored).toEqual([
+      expect.objectContaining({ reason: 'request-failed', message: 'request answered 422' }),
+    ]);
+  });
+
+  it('given an empty list encoded as null when normalized then nothing happens', () => {
+    expect(
+      normalizeAuditEvents({
+        body: { apiVersion: 'audit.k8s.io/v1', kind: 'EventList', items: null },
+        target,
+      }),
+    ).toEqual({
+      changes: [],
+      ignored: [],
+    });
+  });
+
+  it('given a body that is not an EventList when normalized then it is refused naming the fields', () => {
+    expect(invalidIssues({ apiVersion: 'audit.k8s.io/v1beta1', kind: 'EventList', items: [] })).toEqual([
+      { path: 'apiVersion', message: expect.any(String) },
+    ]);
+    expect(
+      invalidIssues({
+        apiVersion: 'audit.k8s.io/v1',
+        kind: 'EventList',
+        items: [{ stage: 'ResponseComplete' }],
+      }).map((i) => i.path),
+    ).toEqual(['items[0].auditID', 'items[0].verb', 'items[0].requestURI', 'items[0].user']);
+  });
+
+  it('given a recorded event whose object name is a path trick when normalized then the whole list is refused', () => {
+    const body = loadFixture('audit/mixed-batch.yaml') as {
+      items: { responseObject?: { metadata: { name: string } } }[];
+    };
+    body.items[6]!.responseObject!.metadata.name = '../../etc/passwd';
+    expect(invalidIssues(body)).toEqual([
+      { path: 'items[6].responseObject.metadata.name', message: expect.stringContaining('Kubernetes name') },
+    ]);
+  });
+
+  it('given a delete whose objectRef name is a path trick when normalized then it is refused', () => {
+    const body = loadFixture('audit/mixed-batch.yaml') as { items: { objectRef: { name?: string } }[] };
+    body.items[4]!.objectRef.name = '..';
+    expect(invalidIssues(body)).toEqual([
+      { path: 'items[4].objectRef.name', message: 'must be a Kubernetes name' },
+    ]);
+  });
+
+  it('given a responseObject for another object than objectRef when normalized then it is refused', () => {
+    const body = loadFixture('audit/configmap-patch.yaml') as { items: { objectRef: { name: string } }[] };
+    body.items[0]!.objectRef.name = 'other-settings';
+    expect(invalidIssues(body)).toEqual([
+      { path: 'items[0].responseObject', message: 'names another object than objectRef' },
+    ]);
+  });
+
+  it('given a configured sensitive resource when normalized then it is ignored like a Secret', () => {
+    const { changes, ignored } = normalizeAuditEvents({
+      body: loadFixture('audit/configmap-patch.yaml'),
+      target: { path: '.', sensitiveResources: ['configmaps'] },
+    });
+    expect(changes).toEqual([]);
+    expect(ignored).toEqual([expect.objectContaining({ reason: 'sensitive-resource' })]);
+  });
+
+  it('given the same event twice when normalized then the content is byte-identical, so downstream can skip the repeat', () => {
+    const first = normalizeAuditEvents({ body: loadFixture('audit/configmap-patch.yaml'), target });
+    const second = normalizeAuditEvents({ body: loadFixture('audit/configmap-patch.yaml'), target });
+    expect(second.changes[0]?.content).toBe(first.changes[0]?.content);
+  });
+});
