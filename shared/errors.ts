@@ -44,5 +44,7 @@ export function ensureError(thrown: unknown): Error {
     error.name = thrown.name;
     return error;
   }
-  return new Error(scrubSecrets(typeof thrown === 'string' ? thrown : JSON.stringify(thrown) ?? String(thrown)));
+  return new Error(
+    scrubSecrets(typeof thrown === 'string' ? thrown : (JSON.stringify(thrown) ?? String(thrown))),
+  );
 }

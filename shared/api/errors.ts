@@ -12,7 +12,6 @@ export const API_ERRORS = {
   forbidden: { status: 403, summary: 'The source may not write this target.' },
   'target-not-found': { status: 404, summary: 'No target of that name is configured.' },
   'save-not-found': { status: 404, summary: 'The branch knows no save with that id.' },
-  'route-not-found': { status: 404, summary: 'No route of the contract matches the path.' },
   'method-not-allowed': { status: 405, summary: 'The route does not take that method.' },
   'save-held': { status: 409, summary: 'The save is attached or committed; it can no longer be withdrawn.' },
   'payload-too-large': { status: 413, summary: 'The body is over the configured limit.' },
@@ -32,6 +31,7 @@ export interface ApiIssue {
 }
 
 export interface ApiErrorBody {
+  [detail: string]: unknown;
   error: ApiErrorCode;
   message: string;
   issues?: ApiIssue[];
@@ -49,21 +49,24 @@ export class ApiError extends Error {
   readonly code: ApiErrorCode;
   readonly issues: ApiIssue[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  /** Fields the contract adds to this error's body, e.g. the `phase` of a held save. */
+  readonly details: Readonly<Record<string, string>>;
 
   constructor(
     code: ApiErrorCode,
     message: string,
-    options: { issues?: ApiIssue[]; retryAfterSeconds?: number } = {},
+    options: { issues?: ApiIssue[]; retryAfterSeconds?: number; details?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.issues = options.issues;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.details = options.details ?? {};
   }
 
   toResponse(): ApiResponse {
-    const body: ApiErrorBody = { error: this.code, message: this.message };
+    const body: ApiErrorBody = { ...this.details, error: this.code, message: this.message };
     if (this.issues && this.issues.length > 0) body.issues = this.issues;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.retryAfterSeconds !== undefined)

@@ -13,6 +13,8 @@ export type ConfigSecrets = {
   repositoryTokens: Record<string, Secret>;
   /** Bearer token per source name. */
   sourceTokens: Record<string, Secret>;
+  /** Kubeconfig per source name, for sources with `kubeconfigEnv`. */
+  sourceKubeconfigs: Record<string, Secret>;
 };
 
 /** Everything the app settings contract yields at start-up. */
@@ -141,8 +143,12 @@ function resolveSecrets(config: KubescribeConfig, env: Env): ConfigSecrets {
     }
   });
   const sourceTokens: Record<string, Secret> = {};
+  const sourceKubeconfigs: Record<string, Secret> = {};
   config.sources.forEach((source, index) => {
     sourceTokens[source.name] = read(source.tokenEnv, `sources[${index}].tokenEnv`);
+    if (source.kubeconfigEnv) {
+      sourceKubeconfigs[source.name] = read(source.kubeconfigEnv, `sources[${index}].kubeconfigEnv`);
+    }
   });
-  return { repositoryTokens, sourceTokens };
+  return { repositoryTokens, sourceTokens, sourceKubeconfigs };
 }

@@ -109,6 +109,8 @@ const source = z.strictObject({
   name,
   tokenEnv: envVar,
   targets: z.array(z.union([z.literal('*'), name])).min(1, 'must list at least one target, or "*"'),
+  /** A kubeconfig (its YAML, in this variable) to write CommitRequest status back to this cluster. */
+  kubeconfigEnv: envVar.optional(),
 });
 
 const limits = z

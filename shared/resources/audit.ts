@@ -141,6 +141,15 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       refIdentity,
     );
   }
+  if (!ref.name && !hasName(event.responseObject)) {
+    // tokenreviews, subjectaccessreviews and the like: created, answered, never stored. A catch-all
+    // audit policy sends them, and refusing the list would lose the apiserver's whole batch.
+    return ignore(
+      'unnamed-object',
+      'the object has no name: a review or other resource that is never stored',
+      refIdentity,
+    );
+  }
   const object = kubeObjectSchema.safeParse(event.responseObject);
   if (!object.success) return { issues: issuesFrom(object.error, ['items', index, 'responseObject']) };
   const coordinates = objectCoordinates(object.data);
@@ -163,6 +172,14 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
     target,
     index,
   });
+}
+
+function hasName(object: unknown): boolean {
+  const metadata =
+    typeof object === 'object' && object !== null ? (object as { metadata?: unknown }).metadata : undefined;
+  const name =
+    typeof metadata === 'object' && metadata !== null ? (metadata as { name?: unknown }).name : undefined;
+  return typeof name === 'string' && name !== '';
 }
 
 function isDryRun(requestURI: string): boolean {

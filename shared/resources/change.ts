@@ -40,6 +40,7 @@ export type IgnoreReason =
   | 'no-object-ref'
   | 'subresource'
   | 'no-response-object'
+  | 'unnamed-object'
   | 'unchanged'
   | 'sensitive-resource'
   | 'not-a-commit-request'

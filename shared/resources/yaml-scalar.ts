@@ -8,6 +8,8 @@
 const PLAIN_SAFE = /^[A-Za-z_/][-A-Za-z0-9 _./:@+=,()]*$/;
 const YAML_11_SPECIAL =
   /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|nan|NaN|NAN|inf|Inf|INF)$/;
+// Exponent-only numbers such as `E9` or `1e5`: some YAML 1.1 readers take them for floats.
+const YAML_11_EXPONENT = /^[-+]?[0-9_]*\.?[0-9_]*[eE][-+]?[0-9]+$/;
 // Everything YAML may print inside a double-quoted scalar without escaping (c-printable minus `"` and `\`).
 const NEEDS_ESCAPE = /[^\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
@@ -16,6 +18,7 @@ export function isPlainSafe(text: string): boolean {
   return (
     PLAIN_SAFE.test(text) &&
     !YAML_11_SPECIAL.test(text) &&
+    !YAML_11_EXPONENT.test(text) &&
     !text.includes(': ') &&
     !text.includes(' #') &&
     !text.endsWith(':') &&

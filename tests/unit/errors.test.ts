@@ -18,7 +18,9 @@ describe('KubescribeError', () => {
   });
 
   it('scrubs credentials from its message', () => {
-    const error = new ExampleRefused('push to https://git:s3cret@example.com/r.git failed', { target: 'prod' });
+    const error = new ExampleRefused('push to https://git:s3cret@example.com/r.git failed', {
+      target: 'prod',
+    });
     expect(error.message).not.toContain('s3cret');
   });
 });

@@ -286,3 +286,34 @@ describe('audit EventLists from the apiserver webhook', () => {
     expect(second.changes[0]?.content).toBe(first.changes[0]?.content);
   });
 });
+
+describe('an audit event for an object that is never stored', () => {
+  it('ignores a TokenReview (no name) instead of refusing the whole list', () => {
+    const tokenReview = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: 'RequestResponse',
+      auditID: 'review-1',
+      stage: 'ResponseComplete',
+      requestURI: '/apis/authentication.k8s.io/v1/tokenreviews',
+      verb: 'create',
+      user: { username: 'system:kube-controller-manager' },
+      objectRef: { resource: 'tokenreviews', apiGroup: 'authentication.k8s.io', apiVersion: 'v1' },
+      responseStatus: { metadata: {}, code: 201 },
+      responseObject: {
+        kind: 'TokenReview',
+        apiVersion: 'authentication.k8s.io/v1',
+        metadata: { creationTimestamp: null },
+        spec: { token: 'not-recorded' },
+        status: { authenticated: true },
+      },
+    };
+    const result = normalizeAuditEvents({
+      body: { kind: 'EventList', apiVersion: 'audit.k8s.io/v1', items: [tokenReview] },
+      target: { path: '.' },
+    });
+    expect(result.changes).toEqual([]);
+    expect(result.ignored).toEqual([expect.objectContaining({ reason: 'unnamed-object', index: 0 })]);
+    expect(JSON.stringify(result)).not.toContain('not-recorded');
+  });
+});

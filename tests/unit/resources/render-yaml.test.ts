@@ -314,3 +314,12 @@ function sortKeys(value: unknown): unknown {
   }
   return result;
 }
+
+describe('quoting exponent-like keys and values', () => {
+  it('quotes E9 and 1e5 so that a YAML 1.1 reader does not take them for floats (found by the property test)', () => {
+    const yaml = renderYaml(sanitizeObject(base({ spec: { E9: 'E9', other: '1e5' } })));
+    expect(yaml).toContain('"E9": "E9"');
+    expect(yaml).toContain('other: "1e5"');
+    expect(parse(yaml, { version: '1.1' }).spec).toEqual({ E9: 'E9', other: '1e5' });
+  });
+});

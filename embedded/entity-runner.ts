@@ -1,0 +1,88 @@
+/**
+ * Runs one entity batch: up to `maxBatch` queued operations of one entity in one invocation (the
+ * extension's out-of-proc entity protocol), then commits the new state, the answers to calling
+ * orchestrations and the signals the operations sent, in one transaction.
+ */
+import type { HostContext } from './host-context';
+import { invokeFunction, typedDataValue } from './invoke';
+import {
+  type EntityBatchResult,
+  EventType,
+  entityBatchResultSchema,
+  entitySchedulerId,
+  parseSchedulerId,
+} from './protocol';
+import type { StoredMessage } from './store';
+
+type OpMessage = StoredMessage & { message: { kind: 'op' } };
+
+/** Runs one batch of an entity's queued operations, if there are any. */
+export async function runEntityBatch(host: HostContext, entityId: string, maxBatch: number): Promise<void> {
+  const { store } = host;
+  const queued = store.peek(entityId, maxBatch);
+  const ops = queued.filter((m): m is OpMessage => m.message.kind === 'op');
+  if (queued.length === 0) return;
+  const current = store.getEntity(entityId) ?? { exists: false, state: null };
+  const { name, key } = parseSchedulerId(entityId);
+  const result = await invokeEntity(host, name, key, current, ops);
+  if (host.stopping()) return;
+  const woken = new Set<string>();
+  store.transaction(() => {
+    for (const m of queued) store.deleteMessage(m.id);
+    store.putEntity(entityId, result.entityExists, result.entityState ?? null, host.clock.now());
+    ops.forEach((op, i) => {
+      const { reqId, parent } = op.message;
+      if (op.message.isSignal || !reqId || !parent) return;
+      const r = result.results[i] ?? { isError: false };
+      const answer = r.isError ? { result: r.result, exceptionType: 'Error' } : { result: r.result };
+      store.enqueue(parent.instanceId, {
+        kind: 'event',
+        executionId: parent.executionId,
+        event: { EventType: EventType.EventRaised, EventId: -1, Name: reqId, Input: JSON.stringify(answer) },
+      });
+      woken.add(parent.instanceId);
+    });
+    for (const s of result.signals ?? []) {
+      const target = entitySchedulerId(s.target.name, s.target.key);
+      store.enqueue(target, { kind: 'op', name: s.name, input: s.input || null, isSignal: true });
+      woken.add(target);
+    }
+  });
+  host.wake(woken);
+}
+
+async function invokeEntity(
+  host: HostContext,
+  name: string,
+  key: string,
+  current: { exists: boolean; state: string | null },
+  ops: OpMessage[],
+): Promise<EntityBatchResult> {
+  const failAll = (message: string): EntityBatchResult => {
+    host.log('warn', 'EntityBatchFailed', { entity: name, key, error: message, operations: ops.length });
+    return {
+      entityExists: current.exists,
+      entityState: current.state,
+      signals: [],
+      results: ops.map(() => ({ isError: true, result: JSON.stringify(message) })),
+    };
+  };
+  const fn = host.findFunction(name, 'entityTrigger');
+  if (!fn) return failAll(`The entity function '${name}' does not exist.`);
+  const trigger = {
+    self: { name, key },
+    exists: current.exists,
+    state: current.state,
+    batch: ops.map((o) => ({ name: o.message.name, input: o.message.input, isSignal: o.message.isSignal })),
+  };
+  try {
+    const out = await invokeFunction({
+      fn,
+      inputs: [{ name: fn.triggerName, data: { string: JSON.stringify(trigger) } }, ...host.clientInputs(fn)],
+      log: host.functionLog,
+    });
+    return entityBatchResultSchema.parse(typedDataValue(out));
+  } catch (e) {
+    return failAll(e instanceof Error ? e.message : String(e));
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The parts of host.json the embedded host honours: the task hub name (with `%VAR%` taken from the
+ * environment), the durable concurrency limits, the entity batch size and `functionTimeout`.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const positive = z.number().int().positive();
+const hostJsonSchema = z.object({
+  functionTimeout: z
+    .string()
+    .regex(/^(\d+\.)?\d{1,2}:\d{2}:\d{2}$/, 'functionTimeout must look like "00:10:00" or "1.00:00:00"')
+    .optional(),
+  extensions: z
+    .object({
+      durableTask: z
+        .object({
+          hubName: z.string().optional(),
+          maxConcurrentActivityFunctions: positive.optional(),
+          maxConcurrentOrchestratorFunctions: positive.optional(),
+          maxConcurrentEntityFunctions: positive.optional(),
+          maxEntityOperationBatchSize: positive.optional(),
+        })
+        .loose()
+        .optional(),
+    })
+    .loose()
+    .optional(),
+});
+
+/** The host settings that come from host.json. */
+export interface HostSettings {
+  taskHubName: string;
+  maxConcurrentActivities: number;
+  maxConcurrentOrchestrations: number;
+  maxConcurrentEntities: number;
+  maxEntityBatch: number;
+  activityTimeoutMs: number;
+}
+
+/** Defaults of a Premium/Dedicated plan (the documented values), 30 min function timeout. */
+export const DEFAULT_SETTINGS: HostSettings = {
+  taskHubName: 'TestHubName',
+  maxConcurrentActivities: 10,
+  maxConcurrentOrchestrations: 10,
+  maxConcurrentEntities: 10,
+  maxEntityBatch: 5000,
+  activityTimeoutMs: 30 * 60_000,
+};
+
+/** A host.json that is not valid; the message names the field. */
+export class HostJsonError extends Error {}
+
+/** Reads host.json settings from a file (missing file: defaults). */
+export function readHostSettings(path: string, env: NodeJS.ProcessEnv = process.env): HostSettings {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return { ...DEFAULT_SETTINGS };
+  }
+  return parseHostSettings(JSON.parse(text), env);
+}
+
+/** Parses host.json content into settings. */
+export function parseHostSettings(json: unknown, env: NodeJS.ProcessEnv = process.env): HostSettings {
+  const parsed = hostJsonSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new HostJsonError(`host.json: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const dt = parsed.data.extensions?.durableTask ?? {};
+  const hub = (dt.hubName ?? DEFAULT_SETTINGS.taskHubName).replace(
+    /%([^%]+)%/g,
+    (_, name: string) => env[name] ?? '',
+  );
+  return {
+    taskHubName: hub || DEFAULT_SETTINGS.taskHubName,
+    maxConcurrentActivities: dt.maxConcurrentActivityFunctions ?? DEFAULT_SETTINGS.maxConcurrentActivities,
+    maxConcurrentOrchestrations:
+      dt.maxConcurrentOrchestratorFunctions ?? DEFAULT_SETTINGS.maxConcurrentOrchestrations,
+    maxConcurrentEntities: dt.maxConcurrentEntityFunctions ?? DEFAULT_SETTINGS.maxConcurrentEntities,
+    maxEntityBatch: dt.maxEntityOperationBatchSize ?? DEFAULT_SETTINGS.maxEntityBatch,
+    activityTimeoutMs: parsed.data.functionTimeout
+      ? timeSpanMs(parsed.data.functionTimeout)
+      : DEFAULT_SETTINGS.activityTimeoutMs,
+  };
+}
+
+/** "d.hh:mm:ss" or "hh:mm:ss" → milliseconds. */
+function timeSpanMs(span: string): number {
+  const [days, rest] = span.includes('.') ? span.split('.') : ['0', span];
+  const [h, m, s] = rest!.split(':').map(Number);
+  return (((Number(days) * 24 + h!) * 60 + m!) * 60 + s!) * 1000;
+}

@@ -1,0 +1,27 @@
+/** What the runners share: the store, the clock, logs, and the hooks that wake the dispatcher. */
+import type { Clock } from './clock';
+import type { RegisteredFunction } from './core-module';
+import type { FunctionLog } from './invoke';
+import type { Logger } from './log';
+import type { Store, TimerRow } from './store';
+
+/** The services every runner gets. */
+export interface HostContext {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  functionLog: FunctionLog;
+  taskHubName: string;
+  /** Looks a function up by name (case-insensitive) and trigger type. */
+  findFunction(name: string, triggerType: string): RegisteredFunction | undefined;
+  /** Input data of every durableClient binding of a function (the client's local RPC address). */
+  clientInputs(fn: RegisteredFunction): { name: string; data: { string: string } }[];
+  /** Tells the dispatcher that these targets (instance ids or entity ids) have queued messages. */
+  wake(targets: Iterable<string>): void;
+  /** Tells the dispatcher about new activity work items. */
+  queueActivities(ids: Iterable<number>): void;
+  /** Arms durable timers. */
+  armTimers(rows: Iterable<TimerRow>): void;
+  /** True once the host is stopping: results of work still in flight are dropped (and redone later). */
+  stopping(): boolean;
+}

@@ -1,0 +1,202 @@
+/**
+ * The embedded durable host: loads an unmodified durable-functions v3 app, keeps its durable state
+ * in SQLite, runs orchestrations, entities, activities and timers, and serves the app's HTTP routes
+ * and the durable client's local RPC API.
+ */
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { startAppServer } from './app-server';
+import { type ClientApi, clientApi } from './client-api';
+import { type Clock, realClock } from './clock';
+import { installCoreModule, type RegisteredFunction, registry } from './core-module';
+import { createDispatcher } from './dispatcher';
+import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-config';
+import type { HostContext } from './host-context';
+import { jsonLogger, type Logger, toLogLevel } from './log';
+import { startRpcServer } from './rpc-server';
+import { openStore } from './store';
+
+/** How to start a host. */
+export interface HostOptions {
+  /** Module to load the app from (it registers functions when required). */
+  appEntry?: string;
+  /** Alternative to appEntry: a function that loads/registers the app. */
+  register?: () => void;
+  /** Folder for the SQLite database. */
+  dataDir: string;
+  /** Interface and port of the app's HTTP server (default 127.0.0.1:7071; port 0 picks a free one). */
+  host?: string;
+  port?: number;
+  clock?: Clock;
+  /** host.json path, or settings to use instead (missing fields take the defaults). */
+  hostJson?: string | Partial<HostSettings>;
+  /** Largest accepted request body (default 10 MiB); larger ones get 413. */
+  bodyLimitBytes?: number;
+  logger?: Logger;
+  /** 'full' adds an fsync per commit (survives power loss); 'normal' survives a killed process. */
+  synchronous?: 'normal' | 'full';
+  /** How long stop() waits for work in flight before abandoning it to the next start (default 10 s). */
+  stopTimeoutMs?: number;
+}
+
+/** A running host. */
+export interface HostHandle {
+  /** Origin of the app's HTTP server, e.g. http://127.0.0.1:7071 (routes are under /api). */
+  url: string;
+  /** Base URL of the durable client's local RPC API (loopback only). */
+  rpcBaseUrl: string;
+  client: ClientApi;
+  settings: HostSettings;
+  functions: RegisteredFunction[];
+  /** What was found queued at start (work left by a crash or an earlier stop). */
+  recovered: { messages: number; activities: number; timers: number };
+  /** Resolves once nothing is queued or running and no timer is due. */
+  waitForIdle(): Promise<void>;
+  /** Stops serving, lets work in flight finish (within the bound), and closes the store. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+/** Starts a host. */
+export async function startHost(options: HostOptions): Promise<HostHandle> {
+  installCoreModule();
+  const log = options.logger ?? jsonLogger();
+  const clock = options.clock ?? realClock();
+  registry.onLog = (level, category, message) => {
+    if (category === 'system' && level === 'debug') return;
+    log(toLogLevel(level), 'FunctionLog', { category, message });
+  };
+  if (options.register) options.register();
+  else if (options.appEntry) require(options.appEntry);
+  const functions = [...registry.functions.values()];
+  log('info', 'AppLoaded', { functions: functions.map((f) => `${f.name} (${f.trigger.type})`) });
+
+  const settings =
+    typeof options.hostJson === 'string'
+      ? readHostSettings(options.hostJson)
+      : { ...DEFAULT_SETTINGS, ...(options.hostJson ?? {}) };
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const store = openStore(join(options.dataDir, 'host.sqlite'), { synchronous: options.synchronous });
+  let stopping = false;
+  let rpcBaseUrl = '';
+  let appOrigin = '';
+
+  const base: Omit<HostContext, 'wake' | 'queueActivities' | 'armTimers'> = {
+    store,
+    clock,
+    log,
+    taskHubName: settings.taskHubName,
+    functionLog: (fn, level, category, message) => {
+      if (category === 'system' && level === 'debug') return;
+      log(toLogLevel(level), 'FunctionLog', { function: fn, category, message });
+    },
+    findFunction(name, triggerType) {
+      const fn = registry.functions.get(name.toLowerCase());
+      return fn && fn.trigger.type === triggerType ? fn : undefined;
+    },
+    clientInputs(fn) {
+      return Object.entries(fn.bindings)
+        .filter(([, b]) => b.type === 'durableClient' || b.type === 'orchestrationClient')
+        .map(([name]) => ({
+          name,
+          data: { string: JSON.stringify(clientData(settings.taskHubName, rpcBaseUrl)) },
+        }));
+    },
+    stopping: () => stopping,
+  };
+  const dispatcher = createDispatcher(base, {
+    maxConcurrentOrchestrations: settings.maxConcurrentOrchestrations,
+    maxConcurrentEntities: settings.maxConcurrentEntities,
+    maxConcurrentActivities: settings.maxConcurrentActivities,
+    maxEntityBatch: settings.maxEntityBatch,
+    activityTimeoutMs: settings.activityTimeoutMs,
+  });
+  const client = clientApi(dispatcher.ctx);
+  const rpc = await startRpcServer(client, { bodyLimitBytes });
+  rpcBaseUrl = rpc.baseUrl;
+  const app = await startAppServer(dispatcher.ctx, () => registry.functions.values(), {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 7071,
+    bodyLimitBytes,
+  });
+  appOrigin = app.url;
+  // getClient() rewrites management URLs to localhost:7071 unless WEBSITE_HOSTNAME names the host.
+  if (!process.env.WEBSITE_HOSTNAME || process.env.WEBSITE_HOSTNAME.includes('0.0.0.0')) {
+    process.env.WEBSITE_HOSTNAME = appOrigin.replace(/^http:\/\//, '');
+  }
+  for (const hook of registry.hooks.get('appStart') ?? []) {
+    await hook({ hookData: {}, appHookData: {}, functionAppDirectory: process.cwd() });
+  }
+  const recovered = dispatcher.recover();
+  if (recovered.messages + recovered.activities + recovered.timers > 0)
+    log('info', 'WorkRecovered', recovered);
+  log('info', 'HostStarted', {
+    url: appOrigin,
+    rpcBaseUrl,
+    dataDir: options.dataDir,
+    taskHub: settings.taskHubName,
+  });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: appOrigin,
+    rpcBaseUrl,
+    client,
+    settings,
+    functions,
+    recovered,
+    waitForIdle: () => dispatcher.waitForIdle(),
+    stop() {
+      stopped ??= (async () => {
+        log('info', 'HostStopping', {});
+        // The app's requests finish first: their client calls still need the RPC API.
+        await closeServer(app.server);
+        await closeServer(rpc.server);
+        await dispatcher.drain(options.stopTimeoutMs ?? 10_000);
+        stopping = true;
+        dispatcher.disarmTimers();
+        for (const hook of registry.hooks.get('appTerminate') ?? [])
+          await hook({ hookData: {}, appHookData: {} });
+        store.close();
+        log('info', 'HostStopped', {});
+      })();
+      return stopped;
+    },
+  };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 1000).unref();
+  });
+}
+
+/** The durableClient binding data the extension gives functions, pointing at the local RPC API. */
+function clientData(taskHubName: string, rpcBaseUrl: string) {
+  const instance = `${rpcBaseUrl}instances/INSTANCEID`;
+  const q = `taskHub=${encodeURIComponent(taskHubName)}&connection=Storage`;
+  return {
+    taskHubName,
+    creationUrls: {
+      createNewInstancePostUri: `${rpcBaseUrl}orchestrators/{functionName}[/{instanceId}]?${q}`,
+      createAndWaitOnNewInstancePostUri: `${rpcBaseUrl}orchestrators/{functionName}[/{instanceId}]?timeout={timeoutInSeconds}&pollingInterval={intervalInSeconds}&${q}`,
+    },
+    managementUrls: {
+      id: 'INSTANCEID',
+      statusQueryGetUri: `${instance}?${q}`,
+      sendEventPostUri: `${instance}/raiseEvent/{eventName}?${q}`,
+      terminatePostUri: `${instance}/terminate?reason={text}&${q}`,
+      rewindPostUri: `${instance}/rewind?reason={text}&${q}`,
+      purgeHistoryDeleteUri: `${instance}?${q}`,
+      restartPostUri: `${instance}/restart?${q}`,
+      suspendPostUri: `${instance}/suspend?reason={text}&${q}`,
+      resumePostUri: `${instance}/resume?reason={text}&${q}`,
+    },
+    baseUrl: rpcBaseUrl.replace(/\/$/, ''),
+    requiredQueryStringParameters: q,
+    rpcBaseUrl,
+  };
+}

@@ -1,0 +1,254 @@
+/**
+ * Runs one orchestration episode: takes the instance's queued events, replays the full history plus
+ * the new events through the orchestrator (out-of-proc schema V3, as the extension sends it), checks
+ * the replay against the known actions, schedules the new ones, and commits it all in one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HostContext } from './host-context';
+import { startedEvent } from './instances';
+import { invokeFunction, typedDataValue } from './invoke';
+import {
+  applyActions,
+  applyRetry,
+  type EpisodeEffects,
+  type ExecutionRuntime,
+  emptyEffects,
+  isRetryEvent,
+  newRuntime,
+  UnsupportedActionError,
+} from './orchestration-actions';
+import { notifyParent, startChild } from './orchestration-links';
+import {
+  ActionType,
+  EventType,
+  flattenActions,
+  type HistoryEvent,
+  isTerminal,
+  type OrchestratorState,
+  OUT_OF_PROC_LABEL,
+  orchestratorStateSchema,
+  unwrapInput,
+} from './protocol';
+import type { InstanceRow } from './store';
+
+const MAX_EVENTS_PER_EPISODE = 1000;
+
+type Outcome =
+  | { kind: 'running' }
+  | { kind: 'completed'; output: unknown }
+  | { kind: 'failed'; error: string }
+  | { kind: 'continuedAsNew'; input: unknown };
+
+/** Runs one episode of an instance, if it has queued events. */
+export async function runEpisode(host: HostContext, instanceId: string): Promise<void> {
+  const { store, clock } = host;
+  const inst = store.getInstance(instanceId);
+  const queued = store.peek(instanceId, MAX_EVENTS_PER_EPISODE);
+  if (queued.length === 0) return;
+  if (!inst || isTerminal(inst.status)) {
+    // Events for a finished or purged instance are dropped, as the extension does.
+    store.transaction(() => {
+      for (const m of queued) store.deleteMessage(m.id);
+    });
+    return;
+  }
+  const rt = JSON.parse(inst.runtime) as ExecutionRuntime;
+  const consumed: number[] = [];
+  const events: HistoryEvent[] = [];
+  for (const m of queued) {
+    const stale =
+      m.message.kind !== 'event' || (m.message.executionId && m.message.executionId !== inst.executionId);
+    if (stale) {
+      consumed.push(m.id);
+      continue;
+    }
+    if (m.message.kind !== 'event') continue;
+    const retry = isRetryEvent(rt, m.message.event);
+    // A retry event must be alone in its episode: the SDK gives out an event id while processing it.
+    if (events.length > 0 && retry) break;
+    consumed.push(m.id);
+    events.push(m.message.event);
+    if (retry) break;
+  }
+  if (events.length === 0) {
+    store.transaction(() => {
+      for (const id of consumed) store.deleteMessage(id);
+    });
+    return;
+  }
+
+  const now = clock.now();
+  const ts = new Date(now).toISOString();
+  const past = store.history(instanceId);
+  const fresh: HistoryEvent[] = [
+    { EventType: EventType.OrchestratorStarted, EventId: -1, Timestamp: ts, IsPlayed: false },
+    ...events.map((e) => ({ ...e, Timestamp: ts, IsPlayed: false })),
+  ];
+  const { state, error } = await invokeOrchestrator(host, inst, [
+    ...past.map((e) => ({ ...e, IsPlayed: true })),
+    ...fresh,
+  ]);
+  if (host.stopping()) return;
+
+  const fx = emptyEffects();
+  fx.history.push(...fresh);
+  const c = { rt, fx, instanceId, executionId: inst.executionId, now, ts };
+  let outcome: Outcome;
+  try {
+    const first = events[0]!;
+    applyRetry(c, first);
+    const actions = state ? flattenActions(state) : [];
+    const nondeterminism = applyActions(c, actions);
+    if (nondeterminism) outcome = { kind: 'failed', error: nondeterminism };
+    else if (error !== undefined) outcome = { kind: 'failed', error };
+    else if (!state?.isDone) outcome = { kind: 'running' };
+    else {
+      const can = actions.find((a) => a.actionType === ActionType.ContinueAsNew);
+      outcome = can
+        ? { kind: 'continuedAsNew', input: unwrapInput(can.input) }
+        : { kind: 'completed', output: state.output ?? null };
+    }
+  } catch (e) {
+    if (!(e instanceof UnsupportedActionError)) throw e;
+    outcome = { kind: 'failed', error: e.message };
+  }
+  fx.history.push({ EventType: EventType.OrchestratorCompleted, EventId: -1, Timestamp: ts });
+  commit(host, inst, {
+    rt,
+    fx,
+    consumed,
+    outcome,
+    customStatus: state?.customStatus,
+    pastLength: past.length,
+    now,
+  });
+}
+
+async function invokeOrchestrator(
+  host: HostContext,
+  inst: InstanceRow,
+  history: HistoryEvent[],
+): Promise<{ state?: OrchestratorState; error?: string }> {
+  const fn = host.findFunction(inst.name, 'orchestrationTrigger');
+  if (!fn) return { error: `The orchestrator function '${inst.name}' does not exist.` };
+  const trigger = {
+    history,
+    input: inst.input,
+    instanceId: inst.instanceId,
+    isReplaying: false,
+    parentInstanceId: inst.parent?.instanceId ?? null,
+    upperSchemaVersion: 1,
+    upperSchemaVersionNew: 2,
+    longRunningTimerIntervalDuration: '3.00:00:00',
+    // No timer-length limit here, so the SDK never splits a long timer into chunks.
+    maximumShortTimerDuration: '36500.00:00:00',
+    defaultHttpAsyncRequestSleepTimeMillseconds: 30000,
+  };
+  try {
+    const out = await invokeFunction({
+      fn,
+      inputs: [{ name: fn.triggerName, data: { string: JSON.stringify(trigger) } }, ...host.clientInputs(fn)],
+      log: host.functionLog,
+    });
+    return { state: orchestratorStateSchema.parse(typedDataValue(out)) };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const at = message.indexOf(OUT_OF_PROC_LABEL);
+    if (at < 0) return { error: message };
+    // The SDK puts the state (with the real error) after the label; its own message is a boolean.
+    const state = orchestratorStateSchema.safeParse(JSON.parse(message.slice(at + OUT_OF_PROC_LABEL.length)));
+    if (!state.success) return { error: message };
+    return { state: state.data, error: state.data.error ?? 'The orchestrator failed.' };
+  }
+}
+
+function commit(
+  host: HostContext,
+  inst: InstanceRow,
+  r: {
+    rt: ExecutionRuntime;
+    fx: EpisodeEffects;
+    consumed: number[];
+    outcome: Outcome;
+    customStatus: unknown;
+    pastLength: number;
+    now: number;
+  },
+): void {
+  const { store } = host;
+  const { fx, outcome } = r;
+  const woken = new Set<string>();
+  const timers: ReturnType<typeof store.addTimer>[] = [];
+  const activityIds: number[] = [];
+  const committed = store.transaction(() => {
+    const current = store.getInstance(inst.instanceId);
+    // Terminated, purged or restarted while this episode ran: its result is void.
+    if (!current || current.executionId !== inst.executionId || isTerminal(current.status)) return false;
+    for (const id of r.consumed) store.deleteMessage(id);
+    const next: InstanceRow = { ...current, updatedAt: r.now };
+    if (r.customStatus !== undefined) next.customStatus = r.customStatus;
+    if (outcome.kind === 'continuedAsNew') {
+      store.clearHistory(inst.instanceId);
+      store.deleteMessagesOf(inst.instanceId); // unprocessed external events are dropped, as on Azure
+      store.deleteTimersOf(inst.instanceId);
+      next.executionId = randomUUID();
+      next.input = outcome.input;
+      next.status = 'ContinuedAsNew';
+      next.runtime = JSON.stringify(newRuntime());
+      store.enqueue(inst.instanceId, {
+        kind: 'event',
+        executionId: next.executionId,
+        event: startedEvent(next),
+      });
+      woken.add(inst.instanceId);
+      store.putInstance(next);
+      return true;
+    }
+    for (const m of fx.messages) {
+      store.enqueue(m.target, m.message);
+      woken.add(m.target);
+    }
+    if (outcome.kind === 'running') {
+      for (const a of fx.activities) {
+        activityIds.push(
+          store.addActivity({ instanceId: inst.instanceId, executionId: inst.executionId, ...a }),
+        );
+      }
+      for (const t of fx.timers) {
+        timers.push(store.addTimer({ instanceId: inst.instanceId, executionId: inst.executionId, ...t }));
+      }
+      for (const timerId of fx.canceledTimers) store.cancelTimer(inst.instanceId, inst.executionId, timerId);
+      for (const child of fx.children) startChild(host, inst, child, r.now, woken);
+      next.status = 'Running';
+    } else {
+      store.deleteTimersOf(inst.instanceId);
+      const failed = outcome.kind === 'failed';
+      next.status = failed ? 'Failed' : 'Completed';
+      next.output = failed ? outcome.error : outcome.output;
+      fx.history.push({
+        EventType: failed ? EventType.ExecutionFailed : EventType.ExecutionCompleted,
+        EventId: -1,
+        Timestamp: new Date(r.now).toISOString(),
+        Result: JSON.stringify(next.output),
+      });
+      if (inst.parent) notifyParent(host, inst, next, woken);
+    }
+    store.appendHistory(inst.instanceId, r.pastLength, fx.history);
+    next.runtime = JSON.stringify(r.rt);
+    store.putInstance(next);
+    return true;
+  });
+  if (!committed) return;
+  logOutcome(host, inst, outcome);
+  host.armTimers(timers);
+  host.queueActivities(activityIds);
+  host.wake(woken);
+}
+
+function logOutcome(host: HostContext, inst: InstanceRow, outcome: Outcome): void {
+  const fields = { instanceId: inst.instanceId, name: inst.name };
+  if (outcome.kind === 'completed') host.log('info', 'OrchestrationCompleted', fields);
+  else if (outcome.kind === 'failed')
+    host.log('warn', 'OrchestrationFailed', { ...fields, error: outcome.error });
+  else if (outcome.kind === 'continuedAsNew') host.log('debug', 'OrchestrationContinuedAsNew', fields);
+}

@@ -1,0 +1,9 @@
+import * as df from 'durable-functions';
+import { READ_REMOTE_ACTIVITY } from '../../orchestrators/names';
+import { runReadRemote } from '../../shared/app/run-effects';
+import { appRuntime } from '../runtime';
+
+/** Reads where a ref points on a branch's remote: a parent probe or an observation. */
+df.app.activity(READ_REMOTE_ACTIVITY, {
+  handler: async (input: unknown) => runReadRemote(await appRuntime(), input),
+});

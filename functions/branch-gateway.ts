@@ -1,0 +1,64 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DurableClient } from 'durable-functions';
+import * as df from 'durable-functions';
+import { BRANCH_DRIVER, BRANCH_ENTITY, WAKE_EVENT, WITHDRAW_SAVE } from '../orchestrators/names';
+import { type BranchGateway, cachedBranchReader } from '../shared/app/branch-gateway';
+import { driverInstanceId } from '../shared/app/branch-key';
+import type { BranchEntityState } from '../shared/app/branch-operations';
+import type { WithdrawAnswer } from '../shared/branch';
+
+const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
+// A driver seen running is trusted to still run this long; it is eternal, so this only saves reads.
+const RUNNING_TRUSTED_MS = 30_000;
+const WITHDRAW_WAIT_MS = 20_000;
+
+const readCached = cachedBranchReader({ nowMs: () => Date.now() });
+const runningSince = new Map<string, number>();
+
+/** The branch gateway over a Durable Functions client (entity signals, driver starts, events). */
+export function durableBranchGateway(client: DurableClient): BranchGateway {
+  const entity = (branchKey: string) => new df.EntityId(BRANCH_ENTITY, branchKey);
+  return {
+    read: (branchKey) =>
+      readCached(branchKey, async (key) => {
+        const response = await client.readEntityState<BranchEntityState>(entity(key));
+        return response.entityExists ? response.entityState : undefined;
+      }),
+
+    signal: (branchKey, operation, input) => client.signalEntity(entity(branchKey), operation, input),
+
+    async ensureDriver(input) {
+      const instanceId = driverInstanceId(input.branchKey);
+      const seen = runningSince.get(instanceId);
+      if (seen === undefined || Date.now() - seen > RUNNING_TRUSTED_MS) {
+        const status = await client.getStatus(instanceId).catch(() => undefined);
+        if (!status || TERMINAL.has(String(status.runtimeStatus))) {
+          await client.startNew(BRANCH_DRIVER, { instanceId, input }).catch(async () => {
+            // Started concurrently by another request: then it runs, and a wake reaches it.
+            await client.raiseEvent(instanceId, WAKE_EVENT, null);
+          });
+          runningSince.set(instanceId, Date.now());
+          return;
+        }
+        runningSince.set(instanceId, Date.now());
+      }
+      await client.raiseEvent(instanceId, WAKE_EVENT, null);
+    },
+
+    async withdraw({ branchKey, saveId, at }) {
+      const instanceId = `withdraw-${branchKey}-${Date.parse(at)}-${saveId.replace(/[^A-Za-z0-9-]/g, '_')}`;
+      await client.startNew(WITHDRAW_SAVE, { instanceId, input: { branchKey, saveId, at } });
+      const deadline = Date.now() + WITHDRAW_WAIT_MS;
+      for (let delayMs = 5; Date.now() < deadline; delayMs = Math.min(delayMs * 2, 200)) {
+        const status = await client.getStatus(instanceId);
+        if (status.runtimeStatus === 'Completed') return status.output as WithdrawAnswer;
+        if (TERMINAL.has(String(status.runtimeStatus)))
+          throw new Error(`withdrawal ${instanceId} ended ${status.runtimeStatus}`);
+        await sleep(delayMs);
+      }
+      throw new Error(
+        `the branch did not answer the withdrawal of "${saveId}" within ${WITHDRAW_WAIT_MS / 1000}s`,
+      );
+    },
+  };
+}

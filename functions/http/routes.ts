@@ -1,0 +1,25 @@
+import {
+  completeSnapshot,
+  postAdmission,
+  postAudit,
+  postEvents,
+  postSnapshot,
+  postSnapshotPart,
+} from '../../shared/app/ingest-routes';
+import { deleteSave, getSave, postSave } from '../../shared/app/save-routes';
+import { getTarget, postRefresh } from '../../shared/app/status-routes';
+import { route } from './route';
+
+// The HTTP contract v1 (docs/api.md). Function names are stable: they appear in logs and metrics.
+route('v1-target', 'v1/targets/{target}', { GET: getTarget });
+route('v1-target-events', 'v1/targets/{target}/events', { POST: postEvents });
+route('v1-target-audit', 'v1/targets/{target}/audit', { POST: postAudit });
+route('v1-target-snapshots', 'v1/targets/{target}/snapshots', { POST: postSnapshot });
+route('v1-target-snapshot-parts', 'v1/targets/{target}/snapshots/{id}/parts', { POST: postSnapshotPart });
+route('v1-target-snapshot-complete', 'v1/targets/{target}/snapshots/{id}/complete', {
+  POST: completeSnapshot,
+});
+route('v1-target-saves', 'v1/targets/{target}/saves', { POST: postSave });
+route('v1-target-save', 'v1/targets/{target}/saves/{id}', { GET: getSave, DELETE: deleteSave });
+route('v1-target-refresh', 'v1/targets/{target}/refresh', { POST: postRefresh });
+route('v1-admission', 'v1/admission', { POST: postAdmission });

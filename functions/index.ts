@@ -1,0 +1,9 @@
+// The app's entry point (package.json "main"): importing a module registers its functions.
+import './healthz';
+import './http/routes';
+import './activities/publish';
+import './activities/read-remote';
+import './activities/project-status';
+import '../orchestrators/branch-entity';
+import '../orchestrators/branch-driver';
+import '../orchestrators/withdraw-save';

@@ -1,0 +1,28 @@
+import { readFile } from 'node:fs/promises';
+import { initBareRepositoryIfMissing } from '../shared/app/local-repository';
+import { type AppRuntime, createAppRuntime } from '../shared/app/runtime';
+import { loadConfig } from '../shared/config';
+import { openPayloadStore } from '../shared/payloads';
+
+let runtime: Promise<AppRuntime> | undefined;
+
+/**
+ * The app's runtime for this process, built once from the environment (the app settings
+ * contract). A failure is not cached: the next request tries again and says why meanwhile.
+ */
+export function appRuntime(): Promise<AppRuntime> {
+  runtime ??= build().catch((error: unknown) => {
+    runtime = undefined;
+    throw error;
+  });
+  return runtime;
+}
+
+async function build(): Promise<AppRuntime> {
+  const loaded = await loadConfig({ env: process.env, readFile: (path) => readFile(path, 'utf8') });
+  if (loaded.origin.kind === 'default') {
+    for (const repository of loaded.config.repositories) await initBareRepositoryIfMissing(repository.url);
+  }
+  const payloads = await openPayloadStore({ setting: loaded.payloads });
+  return createAppRuntime({ loaded, payloads, nowMs: () => Date.now() });
+}

@@ -1,0 +1,126 @@
+import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
+import * as df from 'durable-functions';
+import type { BranchOperationAnswer } from '../shared/app/branch-operations';
+import { type DriverInput, driverInputSchema } from '../shared/app/driver-input';
+import { DRIVER_LOOPS_PER_EXECUTION, nextDriverStep, PROJECTION_RETRY_MS } from '../shared/app/driver-step';
+import type { ProjectionDone, RemoteHead } from '../shared/app/effect-results';
+import type { BranchCommand, PublicationResult } from '../shared/branch';
+import { scrubSecrets } from '../shared/errors';
+import {
+  BRANCH_DRIVER,
+  BRANCH_ENTITY,
+  PROJECT_STATUS_ACTIVITY,
+  PUBLISH_ACTIVITY,
+  READ_REMOTE_ACTIVITY,
+  WAKE_EVENT,
+} from './names';
+
+/**
+ * The eternal driver of one branch: asks the entity what is due, runs that effect as an activity,
+ * reports the result back as a command, and sleeps on a durable timer until the next deadline or
+ * a `wake` event. Deterministic: time is `currentUtcDateTime`; every choice is `nextDriverStep`'s.
+ */
+const branchDriver: OrchestrationHandler = function* (context: OrchestrationContext) {
+  const input: DriverInput = driverInputSchema.parse(context.df.getInput());
+  const entity = new df.EntityId(BRANCH_ENTITY, input.branchKey);
+  const now = () => context.df.currentUtcDateTime.toISOString();
+  const apply = (commands: BranchCommand[]) => context.df.callEntity(entity, 'apply', { commands });
+  let projectionsDeferredUntil: string | undefined;
+
+  for (let loop = 0; loop < DRIVER_LOOPS_PER_EXECUTION; loop++) {
+    const answer: BranchOperationAnswer = yield context.df.callEntity(entity, 'plan', { at: now() });
+    if (!answer.ok || !answer.plan)
+      throw new Error(`branch ${input.branchKey} could not plan: ${JSON.stringify(answer)}`);
+    context.df.setCustomStatus({ repository: input.repository, branch: input.branch, ...answer.plan.status });
+    const step = nextDriverStep(
+      answer.plan,
+      projectionsDeferredUntil === undefined ? {} : { projectionsDeferredUntil },
+    );
+    switch (step.type) {
+      case 'publish': {
+        const result: PublicationResult = yield* activityOr(
+          context.df.callActivity(PUBLISH_ACTIVITY, {
+            ...input,
+            effect: step.effect,
+            snapshotParts: step.snapshotParts,
+          }),
+          (message): PublicationResult => ({ outcome: 'transient', cause: { message } }),
+        );
+        yield apply([{ type: 'RecordPublicationResult', at: now(), attempt: step.effect.attempt, result }]);
+        break;
+      }
+      case 'probe-parent': {
+        const head: RemoteHead = yield* activityOr(
+          context.df.callActivity(READ_REMOTE_ACTIVITY, { ...input, ref: step.effect.parentBranch }),
+          (message) => ({ found: false, cause: message }),
+        );
+        yield apply([
+          {
+            type: 'RecordProbeResult',
+            at: now(),
+            probe: step.effect.probe,
+            found: head.found,
+            ...(head.cause ? { cause: { message: head.cause } } : {}),
+          },
+        ]);
+        break;
+      }
+      case 'observe-remote': {
+        const head: RemoteHead = yield* activityOr(
+          context.df.callActivity(READ_REMOTE_ACTIVITY, { ...input, ref: input.branch }),
+          (message) => ({ found: false, cause: message }),
+        );
+        yield apply([
+          {
+            type: 'RecordObservation',
+            at: now(),
+            observation: step.effect.observation,
+            ...(head.head ? { head: head.head } : {}),
+          },
+        ]);
+        break;
+      }
+      case 'project': {
+        const done: ProjectionDone[] = yield context.df.Task.all(
+          step.effects.map((effect) =>
+            context.df.callActivity(PROJECT_STATUS_ACTIVITY, { ...input, effect }),
+          ),
+        );
+        const commands: BranchCommand[] = done
+          .filter((projection) => projection.settled)
+          .map((projection) => ({ type: 'RecordProjection', at: now(), saveId: projection.saveId }));
+        if (commands.length > 0) yield apply(commands);
+        projectionsDeferredUntil =
+          commands.length < done.length
+            ? new Date(context.df.currentUtcDateTime.getTime() + PROJECTION_RETRY_MS).toISOString()
+            : undefined;
+        break;
+      }
+      case 'sleep': {
+        const timer = context.df.createTimer(new Date(step.until));
+        const wake = context.df.waitForExternalEvent(WAKE_EVENT);
+        const winner = yield context.df.Task.any([timer, wake]);
+        // A pending timer keeps the instance alive until it fires: cancel the loser.
+        if (winner !== timer) timer.cancel();
+        break;
+      }
+    }
+  }
+  context.df.continueAsNew(input);
+};
+
+/**
+ * Runs an activity; an unexpected failure (a bug, a crash of the worker) becomes a result the
+ * branch can record, so the eternal driver never dies of one.
+ */
+function* activityOr<T>(task: Task, onFailure: (message: string) => T): Generator<Task, T, T> {
+  try {
+    return yield task;
+  } catch (error) {
+    // The first line names the failure; the rest is a stack trace that no status should carry.
+    const message = error instanceof Error ? error.message : String(error);
+    return onFailure(scrubSecrets(message.split('\n')[0]!.trim()));
+  }
+}
+
+df.app.orchestration(BRANCH_DRIVER, branchDriver);

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { branchLimitsSchema, pruneModeSchema, windowTimingSchema } from './settings';
+import { isInstant } from './time';
+
+const instant = z
+  .string()
+  .refine(isInstant, { message: 'must be an ISO-8601 instant with a zone, e.g. 2026-01-01T00:00:00Z' });
+const name = z.string().min(1).max(253);
+const durationMs = z.number().int().nonnegative().finite();
+const bytes = z.number().int().nonnegative().finite();
+
+const authorSchema = z.strictObject({
+  name: z.string().min(1).max(256),
+  email: z.string().max(256).optional(),
+  username: z.string().max(256).optional(),
+});
+
+const attributionSchema = z.enum(['audit', 'watch', 'admission', 'configured', 'unresolved']);
+
+const changeSchema = z.strictObject({
+  /** Canonical path inside the target's folder. */
+  path: z.string().min(1).max(1024),
+  operation: z.enum(['upsert', 'delete']),
+  payloadRef: z.string().min(1).max(512).optional(),
+  bytes,
+  resourceVersion: z.string().min(1).max(64).optional(),
+  /** What the change is about, for the single-change commit message `[UPDATE] apps/v1/deployments/web`. */
+  subject: z
+    .strictObject({
+      apiVersion: z.string().min(1),
+      resource: z.string().min(1),
+      namespace: z.string().optional(),
+      name: z.string().min(1),
+    })
+    .optional(),
+  verb: z.enum(['create', 'update', 'delete']).optional(),
+});
+
+const failureCauseSchema = z.strictObject({ message: z.string().max(4096) });
+const commitsSchema = z.record(z.string(), z.string().min(1).nullable());
+
+const publicationResultSchema = z.discriminatedUnion('outcome', [
+  z.strictObject({ outcome: z.literal('published'), commits: commitsSchema, head: z.string().min(1) }),
+  z.strictObject({ outcome: z.literal('settled'), commits: commitsSchema, head: z.string().min(1) }),
+  z.strictObject({ outcome: z.literal('remoteMoved'), cause: failureCauseSchema }),
+  z.strictObject({ outcome: z.literal('transient'), cause: failureCauseSchema }),
+  z.strictObject({ outcome: z.literal('rejected'), cause: failureCauseSchema }),
+  z.strictObject({ outcome: z.literal('parentMissing'), cause: failureCauseSchema }),
+  z.strictObject({
+    outcome: z.literal('writeRefused'),
+    writeId: z.string().min(1),
+    cause: failureCauseSchema,
+  }),
+]);
+
+/** Every command the branch accepts, as JSON; the entity validates signals with it. */
+export const branchCommandSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('AdmitChanges'),
+    at: instant,
+    target: name,
+    author: authorSchema,
+    attribution: attributionSchema,
+    changes: z.array(changeSchema).min(1),
+  }),
+  z.strictObject({
+    type: z.literal('RegisterSave'),
+    at: instant,
+    saveId: z.string().min(1).max(256),
+    target: name,
+    author: authorSchema,
+    attribution: attributionSchema.optional(),
+    message: z.string().min(1).max(1024).optional(),
+    attach: z.enum(['CurrentOrNext', 'Next']).optional(),
+    attachTimeoutMs: durationMs.max(300_000).optional(),
+    idleTimeoutMs: durationMs.max(300_000).optional(),
+    maxDurationMs: durationMs.max(300_000).optional(),
+    whenNothingToCommit: z.enum(['Resolve', 'CommitEmpty']).optional(),
+    request: z
+      .strictObject({
+        cluster: z.string().optional(),
+        namespace: z.string(),
+        name: z.string().min(1),
+        uid: z.string().optional(),
+      })
+      .optional(),
+  }),
+  z.strictObject({ type: z.literal('WithdrawSave'), at: instant, saveId: z.string().min(1).max(256) }),
+  z.strictObject({
+    type: z.literal('ApplySnapshot'),
+    at: instant,
+    target: name,
+    scope: z.strictObject({
+      group: z.string().optional(),
+      resource: z.string().optional(),
+      namespace: z.string().optional(),
+    }),
+    revision: z.string().min(1).max(64),
+    payloadRef: z.string().min(1).max(512),
+    bytes,
+    objects: z.number().int().nonnegative().optional(),
+    prune: pruneModeSchema.optional(),
+  }),
+  z.strictObject({ type: z.literal('RefreshRemote'), at: instant }),
+  z.strictObject({ type: z.literal('Tick'), at: instant }),
+  z.strictObject({
+    type: z.literal('RecordPublicationResult'),
+    at: instant,
+    attempt: z.string().min(1),
+    result: publicationResultSchema,
+  }),
+  z.strictObject({
+    type: z.literal('RecordProbeResult'),
+    at: instant,
+    probe: z.string().min(1),
+    found: z.boolean(),
+    cause: failureCauseSchema.optional(),
+  }),
+  z.strictObject({
+    type: z.literal('RecordObservation'),
+    at: instant,
+    observation: z.string().min(1),
+    head: z.string().min(1).optional(),
+  }),
+  z.strictObject({ type: z.literal('RecordProjection'), at: instant, saveId: z.string().min(1).max(256) }),
+  z.strictObject({
+    type: z.literal('ChangeSettings'),
+    at: instant,
+    target: name,
+    path: z.string().min(1).max(1024).optional(),
+    window: windowTimingSchema.optional(),
+    prune: pruneModeSchema.optional(),
+    parentBranch: z.string().min(1).nullable().optional(),
+  }),
+  z.strictObject({ type: z.literal('ConfigureBranch'), at: instant, limits: branchLimitsSchema.partial() }),
+]);
+
+/** A command to the branch; every one carries the time `at` it is decided at. */
+export type BranchCommand = z.infer<typeof branchCommandSchema>;
+/** The result an activity reports for a publication attempt. */
+export type PublicationResult = z.infer<typeof publicationResultSchema>;
+/** A change as admitted (before the window keeps it). */
+export type AdmittedChange = z.infer<typeof changeSchema>;
+/** Narrows `BranchCommand` to one type. */
+export type CommandOf<T extends BranchCommand['type']> = Extract<BranchCommand, { type: T }>;

@@ -1,0 +1,54 @@
+import type { CommandOf } from './commands';
+import { type Decision, record, targetSettings } from './context';
+import { type BranchLimits, stricterPrune, type TargetSettings } from './settings';
+
+function sameSettings(a: TargetSettings, b: TargetSettings): boolean {
+  return (
+    a.path === b.path &&
+    a.prune === b.prune &&
+    a.window.idleTimeoutMs === b.window.idleTimeoutMs &&
+    a.window.maxDurationMs === b.window.maxDurationMs
+  );
+}
+
+/**
+ * Changes a target's settings at their effective points: window timing applies to the next window
+ * (the open one keeps its snapshot), a prune mode applies to the next decided write and tightens
+ * (never loosens) retained writes before their next attempt, and a new parent branch makes a
+ * pending parent probe due at once.
+ */
+export function changeSettings(decision: Decision, command: CommandOf<'ChangeSettings'>): void {
+  const current = targetSettings(decision.state, command.target);
+  const next: TargetSettings = {
+    path: command.path ?? current.path,
+    prune: command.prune ?? current.prune,
+    window: command.window ?? current.window,
+  };
+  if (!decision.state.targets[command.target] || !sameSettings(current, next)) {
+    record(decision, { type: 'TargetConfigured', target: command.target, settings: next });
+  }
+  const prune = command.prune;
+  if (prune !== undefined) {
+    const looser = decision.state.pending
+      .filter((write) => write.target === command.target && stricterPrune(write.prune, prune) !== write.prune)
+      .map((write) => write.id);
+    if (looser.length > 0)
+      record(decision, { type: 'PruneTightened', target: command.target, prune, writeIds: looser });
+  }
+  if (command.parentBranch !== undefined && command.parentBranch !== decision.state.parentBranch) {
+    const recovering = decision.state.publication.recovery !== undefined && decision.state.publication.retry;
+    record(decision, {
+      type: 'ParentBranchChanged',
+      parentBranch: command.parentBranch,
+      ...(recovering ? { probeDueAt: decision.at } : {}),
+    });
+  }
+}
+
+/** Changes branch-wide limits; they apply from the next decision that reads them. */
+export function configureBranch(decision: Decision, command: CommandOf<'ConfigureBranch'>): void {
+  const current = decision.state.limits;
+  const limits: BranchLimits = { ...current, ...command.limits };
+  if (JSON.stringify(limits) !== JSON.stringify(current))
+    record(decision, { type: 'BranchLimitsChanged', limits });
+}

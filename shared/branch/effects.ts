@@ -1,0 +1,61 @@
+import type { DeadlinePurpose, PendingWrite } from './model';
+import type { BranchState } from './state';
+import { type SaveView, saveStatus } from './status';
+import { toMs } from './time';
+
+/** Work the branch owes the outside world; the driver runs each and reports its result as a command. */
+export type BranchEffect =
+  | { type: 'publish'; attempt: string; base?: string; parentBranch: string | null; writes: PendingWrite[] }
+  | { type: 'probe-parent'; probe: string; parentBranch: string | null }
+  | { type: 'observe-remote'; observation: string }
+  | { type: 'project'; saveId: string; request: NonNullable<SaveView['request']>; status: SaveView };
+
+/**
+ * The effects still owed by the state: the publication attempt or parent probe in flight, an
+ * observation of the remote, and the outcomes of resolved saves not yet projected to their
+ * CommitRequest. Deriving them from state makes them at least once: after a crash they are owed again.
+ */
+export function owedEffects(state: BranchState): BranchEffect[] {
+  const effects: BranchEffect[] = [];
+  const publication = state.publication;
+  if (publication.inFlight) {
+    const ids = new Set(publication.inFlight.writeIds);
+    effects.push({
+      type: 'publish',
+      attempt: publication.inFlight.attempt,
+      ...(publication.head !== undefined ? { base: publication.head } : {}),
+      parentBranch: state.parentBranch,
+      writes: state.pending.filter((write) => ids.has(write.id)),
+    });
+  }
+  if (publication.probe) {
+    effects.push({ type: 'probe-parent', probe: publication.probe.probe, parentBranch: state.parentBranch });
+  }
+  if (publication.observation !== undefined) {
+    effects.push({ type: 'observe-remote', observation: publication.observation });
+  }
+  for (const save of Object.values(state.saves)) {
+    if (save.phase !== 'Resolved' || !save.request || save.projectedAt !== undefined) continue;
+    const status = saveStatus(state, save.id, save.resolvedAt ?? save.registeredAt);
+    if (status) effects.push({ type: 'project', saveId: save.id, request: save.request, status });
+  }
+  return effects;
+}
+
+/** The earliest recorded deadline, so the driver can sleep until it and then send `Tick`. */
+export function nextDeadline(
+  state: BranchState,
+): { dueAt: string; purpose: DeadlinePurpose; owner: string; generation: number } | undefined {
+  let earliest: { dueAt: string; purpose: DeadlinePurpose; owner: string; generation: number } | undefined;
+  for (const deadline of Object.values(state.deadlines)) {
+    if (!earliest || toMs(deadline.dueAt) < toMs(earliest.dueAt)) {
+      earliest = {
+        dueAt: deadline.dueAt,
+        purpose: deadline.purpose,
+        owner: deadline.owner,
+        generation: deadline.generation,
+      };
+    }
+  }
+  return earliest;
+}

@@ -1,0 +1,313 @@
+import type { BranchFact } from './facts';
+import type { Deadline, PendingWrite, SaveRecord } from './model';
+import type { BranchState, PublicationState } from './state';
+import { changeIn, emptyBuckets, withChange } from './window-changes';
+
+function omit<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
+  const { [key]: _dropped, ...rest } = value;
+  return rest;
+}
+
+function deadlineKey(purpose: string, owner: string): string {
+  return `${purpose}:${owner}`;
+}
+
+function updateSave(
+  state: BranchState,
+  saveId: string,
+  change: (save: SaveRecord) => SaveRecord,
+): BranchState {
+  const save = state.saves[saveId];
+  if (!save) return state;
+  return { ...state, saves: { ...state.saves, [saveId]: change(save) } };
+}
+
+function removeWrites(state: BranchState, writeIds: ReadonlySet<string>): BranchState {
+  if (writeIds.size === 0) return state;
+  let bytes = state.pendingBytes;
+  let items = state.pendingItems;
+  const pending: PendingWrite[] = [];
+  for (const write of state.pending) {
+    if (writeIds.has(write.id)) {
+      bytes -= write.bytes;
+      items -= write.items;
+    } else {
+      pending.push(write);
+    }
+  }
+  return { ...state, pending, pendingBytes: bytes, pendingItems: items };
+}
+
+function withPublication(state: BranchState, publication: PublicationState): BranchState {
+  return { ...state, publication };
+}
+
+/**
+ * Folds one fact into the state. Total and pure: a fact that no longer applies (a stale attempt, an
+ * unknown save) leaves the state as it is; it never throws and never mutates its input.
+ */
+export function evolve(state: BranchState, fact: BranchFact): BranchState {
+  const pub = state.publication;
+  switch (fact.type) {
+    case 'TargetConfigured':
+      return { ...state, targets: { ...state.targets, [fact.target]: fact.settings } };
+    case 'BranchLimitsChanged':
+      return { ...state, limits: fact.limits };
+    case 'ParentBranchChanged': {
+      const next = { ...state, parentBranch: fact.parentBranch };
+      if (fact.probeDueAt === undefined || !pub.retry) return next;
+      const publication: PublicationState = {
+        ...pub,
+        failures: 0,
+        retry: { ...pub.retry, retryAt: fact.probeDueAt, delayMs: 0 },
+      };
+      if (pub.recovery) publication.recovery = { ...pub.recovery, parentSeen: false };
+      return withPublication(next, publication);
+    }
+    case 'PruneTightened': {
+      const ids = new Set(fact.writeIds);
+      return {
+        ...state,
+        pending: state.pending.map((write) => (ids.has(write.id) ? { ...write, prune: fact.prune } : write)),
+      };
+    }
+    case 'WindowOpened':
+      return {
+        ...state,
+        counters: { ...state.counters, window: state.counters.window + 1 },
+        window: {
+          id: fact.windowId,
+          target: fact.target,
+          author: fact.author,
+          attribution: fact.attribution,
+          openedAt: fact.at,
+          idleTimeoutMs: fact.idleTimeoutMs,
+          idleFrom: fact.at,
+          maxDueAt: fact.maxDueAt,
+          buckets: emptyBuckets(),
+          paths: 0,
+          bytes: 0,
+          nextSeq: 0,
+          soleMessage: null,
+        },
+      };
+    case 'ChangesAdmitted': {
+      const window = state.window;
+      if (!window || window.id !== fact.windowId) return state;
+      let { buckets, paths, bytes, nextSeq } = window;
+      for (const change of fact.changes) {
+        const key = change.path;
+        const previous = changeIn(buckets, key);
+        if (previous) {
+          bytes += change.bytes - previous.bytes;
+          buckets = withChange(buckets, { ...change, seq: previous.seq });
+        } else {
+          paths += 1;
+          bytes += change.bytes;
+          buckets = withChange(buckets, { ...change, seq: nextSeq });
+          nextSeq += 1;
+        }
+      }
+      const soleMessage = fact.soleMessage ?? null;
+      return {
+        ...state,
+        window: { ...window, buckets, paths, bytes, nextSeq, idleFrom: fact.at, soleMessage },
+      };
+    }
+    case 'ChangeSkipped':
+    case 'WithdrawIgnored':
+      return state;
+    case 'WindowClosed':
+      return state.window?.id === fact.windowId ? { ...state, window: null } : state;
+    case 'WriteDecided': {
+      const write = fact.write;
+      let next: BranchState = {
+        ...state,
+        counters: { ...state.counters, write: state.counters.write + 1 },
+        pending: [...state.pending, write],
+        pendingBytes: state.pendingBytes + write.bytes,
+        pendingItems: state.pendingItems + write.items,
+      };
+      for (const saveId of write.saveIds) {
+        next = updateSave(next, saveId, (save) => ({ ...save, phase: 'WaitingForPush', writeId: write.id }));
+      }
+      return next;
+    }
+    case 'SnapshotSuperseded':
+      return removeWrites(state, new Set([fact.writeId]));
+    case 'SaveRegistered':
+      return {
+        ...state,
+        counters: { ...state.counters, save: state.counters.save + 1 },
+        saves: { ...state.saves, [fact.save.id]: fact.save },
+        openSaves: state.openSaves + 1,
+      };
+    case 'SaveSawForeignWindow':
+      return updateSave(state, fact.saveId, (save) => ({ ...save, sawForeignWindow: true }));
+    case 'SaveAttached': {
+      const window = state.window;
+      if (!window || window.id !== fact.windowId) return state;
+      const attached = updateSave(state, fact.saveId, (save) => ({
+        ...save,
+        phase: 'CollectingWindow',
+        windowId: fact.windowId,
+      }));
+      return {
+        ...attached,
+        window: {
+          ...window,
+          saveId: fact.saveId,
+          idleTimeoutMs: fact.idleTimeoutMs,
+          idleFrom: fact.at,
+          maxDueAt: fact.maxDueAt,
+        },
+      };
+    }
+    case 'SaveResolved': {
+      const save = state.saves[fact.saveId];
+      if (!save) {
+        return fact.outcome === 'Withdrawn'
+          ? { ...state, tombstones: { ...state.tombstones, [fact.saveId]: fact.at } }
+          : state;
+      }
+      if (save.phase === 'Resolved') return state;
+      const resolved: SaveRecord = { ...save, phase: 'Resolved', outcome: fact.outcome, resolvedAt: fact.at };
+      if (fact.commit !== undefined) resolved.commit = fact.commit;
+      if (fact.cause !== undefined) resolved.cause = fact.cause;
+      return { ...state, saves: { ...state.saves, [save.id]: resolved }, openSaves: state.openSaves - 1 };
+    }
+    case 'PublicationPlanned':
+      return {
+        ...state,
+        counters: { ...state.counters, attempt: state.counters.attempt + 1 },
+        publication: {
+          ...pub,
+          inFlight: { attempt: fact.attempt, writeIds: fact.writes, plannedAt: fact.at },
+        },
+      };
+    case 'PublicationConfirmed': {
+      if (pub.inFlight?.attempt !== fact.attempt) return state;
+      const planned = new Set(pub.inFlight.writeIds);
+      const published = new Set(Object.keys(fact.commits).filter((id) => planned.has(id)));
+      const next = removeWrites(state, published);
+      const publication: PublicationState = {
+        ...omit(omit(pub, 'inFlight'), 'retry'),
+        failures: 0,
+        head: fact.head,
+        lastPush: { commit: fact.head, at: fact.at },
+      };
+      return withPublication(next, publication);
+    }
+    case 'PublicationFailed': {
+      const base = pub.inFlight?.attempt === fact.attempt ? omit(pub, 'inFlight') : pub;
+      const publication: PublicationState = {
+        ...base,
+        failures: pub.failures + 1,
+        retry: {
+          retryAt: fact.retryAt,
+          delayMs: fact.delayMs,
+          since: pub.retry?.since ?? fact.at,
+          cause: fact.cause,
+        },
+        lastError: { cause: fact.cause, at: fact.at },
+      };
+      if (fact.cause.kind === 'parent-missing' && publication.recovery) {
+        publication.recovery = { ...publication.recovery, parentSeen: false };
+      }
+      return withPublication(state, publication);
+    }
+    case 'WriteRefused': {
+      const next = removeWrites(state, new Set([fact.writeId]));
+      const publication = pub.inFlight?.attempt === fact.attempt ? omit(pub, 'inFlight') : pub;
+      return withPublication(next, {
+        ...publication,
+        lastError: { cause: { kind: 'rejected', message: fact.cause }, at: fact.at },
+      });
+    }
+    case 'RetryCleared':
+      return withPublication(state, { ...omit(pub, 'retry'), failures: 0 });
+    case 'ParentRecoveryOpened':
+      return withPublication(state, { ...pub, recovery: { openedAt: fact.at, parentSeen: false } });
+    case 'ParentProbePlanned':
+      return {
+        ...state,
+        counters: { ...state.counters, probe: state.counters.probe + 1 },
+        publication: { ...pub, probe: { probe: fact.probe, plannedAt: fact.at } },
+      };
+    case 'ParentProbed': {
+      if (pub.probe?.probe !== fact.probe) return state;
+      const publication: PublicationState = omit(pub, 'probe');
+      if (fact.found) {
+        if (publication.recovery) publication.recovery = { ...publication.recovery, parentSeen: true };
+        return withPublication(state, publication);
+      }
+      const cause = {
+        kind: 'parent-missing' as const,
+        message: fact.cause ?? 'parent branch not found on the remote',
+      };
+      return withPublication(state, {
+        ...publication,
+        failures: pub.failures + 1,
+        retry: {
+          retryAt: fact.retryAt ?? fact.at,
+          delayMs: fact.delayMs ?? 0,
+          since: pub.retry?.since ?? fact.at,
+          cause,
+        },
+        lastError: { cause, at: fact.at },
+      });
+    }
+    case 'ParentRecoveryClosed':
+      return withPublication(state, omit(pub, 'recovery'));
+    case 'IntakePaused':
+      return withPublication(state, { ...pub, intakePaused: true });
+    case 'IntakeResumed':
+      return withPublication(state, { ...pub, intakePaused: false });
+    case 'DeadlineScheduled': {
+      const deadline: Deadline = {
+        purpose: fact.purpose,
+        owner: fact.owner,
+        generation: fact.generation,
+        dueAt: fact.dueAt,
+      };
+      return {
+        ...state,
+        counters: { ...state.counters, generation: Math.max(state.counters.generation, fact.generation) },
+        deadlines: { ...state.deadlines, [deadlineKey(fact.purpose, fact.owner)]: deadline },
+      };
+    }
+    case 'DeadlineCanceled':
+    case 'DeadlineFired': {
+      const key = deadlineKey(fact.purpose, fact.owner);
+      if (state.deadlines[key]?.generation !== fact.generation) return state;
+      return { ...state, deadlines: omit(state.deadlines, key) };
+    }
+    case 'OutcomeProjected':
+      return updateSave(state, fact.saveId, (save) => ({ ...save, projectedAt: fact.at }));
+    case 'ReceiptsForgotten': {
+      const saves = { ...state.saves };
+      const tombstones = { ...state.tombstones };
+      for (const id of fact.saveIds) {
+        delete saves[id];
+        delete tombstones[id];
+      }
+      return { ...state, saves, tombstones };
+    }
+    case 'RemoteObservationRequested':
+      return {
+        ...state,
+        counters: { ...state.counters, observation: state.counters.observation + 1 },
+        publication: { ...pub, observation: fact.observation },
+      };
+    case 'RemoteObserved': {
+      if (pub.observation !== fact.observation) return state;
+      const publication: PublicationState = omit(pub, 'observation');
+      if (fact.head !== undefined) publication.head = fact.head;
+      return withPublication(state, publication);
+    }
+    default: {
+      const unhandled: never = fact;
+      return unhandled;
+    }
+  }
+}

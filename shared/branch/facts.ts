@@ -1,0 +1,123 @@
+import type {
+  Attribution,
+  Author,
+  DeadlinePurpose,
+  FailureCause,
+  PendingWrite,
+  PruneMode,
+  SaveOutcome,
+  SavePhase,
+  SaveRecord,
+  WindowChange,
+} from './model';
+import type { BranchLimits, TargetSettings } from './settings';
+
+/** Why a window closed. */
+export type WindowCloseReason =
+  | 'idle-timeout'
+  | 'max-duration'
+  | 'author-or-target-change'
+  | 'buffer-limit'
+  | 'resync-before-apply'
+  | 'attach-next'
+  | 'save-deadline';
+
+/** Why a save resolved the way it did. */
+export type SaveResolvedReason =
+  | 'published'
+  | 'no-diff'
+  | 'attach-timeout'
+  | 'withdrawn-while-waiting'
+  | 'withdrawn-before-registration'
+  | 'write-refused';
+
+/** Why a publication attempt was planned now. */
+export type PublicationPlannedReason = 'work-pending' | 'cooldown-elapsed' | 'retry-due' | 'parent-returned';
+
+type Fact<T extends string, Body> = { type: T; at: string } & Body;
+
+/**
+ * Every decision the branch records, in the product's words. A fact that records a choice carries
+ * its `reason`; every fact names the identities it is about.
+ */
+export type BranchFact =
+  | Fact<'TargetConfigured', { target: string; settings: TargetSettings }>
+  | Fact<'BranchLimitsChanged', { limits: BranchLimits }>
+  | Fact<'ParentBranchChanged', { parentBranch: string | null; probeDueAt?: string }>
+  | Fact<'PruneTightened', { target: string; prune: PruneMode; writeIds: string[] }>
+  | Fact<
+      'WindowOpened',
+      {
+        windowId: string;
+        target: string;
+        author: Author;
+        attribution: Attribution;
+        idleTimeoutMs: number;
+        maxDurationMs: number;
+        maxDueAt: string;
+      }
+    >
+  | Fact<'ChangesAdmitted', { windowId: string; changes: Omit<WindowChange, 'seq'>[]; soleMessage?: string }>
+  | Fact<
+      'ChangeSkipped',
+      {
+        windowId: string;
+        path: string;
+        resourceVersion: string;
+        keptResourceVersion: string;
+        reason: 'older-resource-version';
+      }
+    >
+  | Fact<'WindowClosed', { windowId: string; reason: WindowCloseReason; writeId: string; saveId?: string }>
+  | Fact<'WriteDecided', { write: PendingWrite; reason: 'window-closed' | 'snapshot' | 'save-record' }>
+  | Fact<'SnapshotSuperseded', { writeId: string; by: string; reason: 'newer-snapshot-of-same-scope' }>
+  | Fact<'SaveRegistered', { save: SaveRecord }>
+  | Fact<'SaveSawForeignWindow', { saveId: string; windowId: string }>
+  | Fact<'SaveAttached', { saveId: string; windowId: string; idleTimeoutMs: number | null; maxDueAt: string }>
+  | Fact<
+      'SaveResolved',
+      {
+        saveId: string;
+        outcome: SaveOutcome;
+        reason: SaveResolvedReason;
+        commit?: string;
+        writeId?: string;
+        cause?: string;
+      }
+    >
+  | Fact<'WithdrawIgnored', { saveId: string; held: SavePhase }>
+  | Fact<
+      'PublicationPlanned',
+      { attempt: string; writes: string[]; base?: string; reason: PublicationPlannedReason }
+    >
+  | Fact<
+      'PublicationConfirmed',
+      {
+        attempt: string;
+        commits: Record<string, string | null>;
+        head: string;
+        evidence: 'pushed' | 'remote-settled';
+      }
+    >
+  | Fact<'PublicationFailed', { attempt: string; cause: FailureCause; retryAt: string; delayMs: number }>
+  | Fact<'WriteRefused', { attempt: string; writeId: string; cause: string; saveIds: string[] }>
+  | Fact<'RetryCleared', { reason: 'nothing-owed' }>
+  | Fact<'ParentRecoveryOpened', { attempt: string; cause: string }>
+  | Fact<'ParentProbePlanned', { probe: string; parentBranch: string | null }>
+  | Fact<
+      'ParentProbed',
+      { probe: string; found: boolean; cause?: string; retryAt?: string; delayMs?: number }
+    >
+  | Fact<'ParentRecoveryClosed', { reason: 'writes-published' | 'nothing-owed' }>
+  | Fact<'IntakePaused', { usedBytes: number; limitBytes: number }>
+  | Fact<'IntakeResumed', { reason: 'publication-landed' | 'nothing-owed' }>
+  | Fact<'DeadlineScheduled', { purpose: DeadlinePurpose; owner: string; generation: number; dueAt: string }>
+  | Fact<'DeadlineCanceled', { purpose: DeadlinePurpose; owner: string; generation: number }>
+  | Fact<'DeadlineFired', { purpose: DeadlinePurpose; owner: string; generation: number }>
+  | Fact<'OutcomeProjected', { saveId: string }>
+  | Fact<'ReceiptsForgotten', { saveIds: string[] }>
+  | Fact<'RemoteObservationRequested', { observation: string }>
+  | Fact<'RemoteObserved', { observation: string; head?: string }>;
+
+/** Narrows `BranchFact` to one type. */
+export type FactOf<T extends BranchFact['type']> = Extract<BranchFact, { type: T }>;

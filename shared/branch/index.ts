@@ -1,0 +1,44 @@
+/**
+ * The branch state machine: everything one repository branch decides, as a pure decider
+ * (`decide`, `evolve`, `initialState`) with the effects, deadlines and status derived from state.
+ */
+export {
+  type AdmittedChange,
+  type BranchCommand,
+  branchCommandSchema,
+  type CommandOf,
+  type PublicationResult,
+} from './commands';
+export { decide, handle } from './decide';
+export { type BranchEffect, nextDeadline, owedEffects } from './effects';
+export { InvalidBranchCommand } from './errors';
+export { evolve } from './evolve';
+export type {
+  BranchFact,
+  FactOf,
+  PublicationPlannedReason,
+  SaveResolvedReason,
+  WindowCloseReason,
+} from './facts';
+export type * from './model';
+export {
+  type BranchLimits,
+  branchLimitsSchema,
+  DEFAULT_LIMITS,
+  type PruneMode,
+  pruneModeSchema,
+  type TargetSettings,
+  type WindowTiming,
+} from './settings';
+export { type BranchState, initialState, type PublicationState, usedBudgetBytes } from './state';
+export {
+  type AdmissionDecision,
+  admissionCheck,
+  type Condition,
+  type PublicationStatus,
+  publicationStatus,
+  type SaveView,
+  saveStatus,
+  type WithdrawAnswer,
+  withdrawAnswer,
+} from './status';

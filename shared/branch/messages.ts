@@ -1,0 +1,36 @@
+import type { AdmittedChange } from './commands';
+import type { Author, SnapshotScope } from './model';
+
+/**
+ * Commit messages, decided purely (upstream §3.3): one change → the event template
+ * `[UPDATE] apps/v1/deployments/web`; several → the group template `alice on prod: 3 resource(s)`;
+ * a snapshot → the reconcile template `reconciled 6 secrets (last resourceVersion: 1331)`.
+ * A save's non-blank message replaces them.
+ */
+export function eventMessage(change: AdmittedChange): string {
+  const verb = change.operation === 'delete' ? 'DELETE' : change.verb === 'create' ? 'CREATE' : 'UPDATE';
+  const subject = change.subject;
+  if (!subject) return `[${verb}] ${change.path}`;
+  return `[${verb}] ${subject.apiVersion}/${subject.resource}/${subject.name}`;
+}
+
+/** The group template; the author is the window's raw username (its name when it has none). */
+export function groupMessage(author: Author, target: string, count: number): string {
+  return `${author.username ?? author.name} on ${target}: ${count} resource(s)`;
+}
+
+/** The reconcile template of a snapshot. */
+export function reconcileMessage(
+  scope: SnapshotScope,
+  revision: string,
+  objects: number | undefined,
+): string {
+  const what = scope.resource ?? 'resources';
+  const count = objects === undefined ? '' : `${objects} `;
+  return `reconciled ${count}${what} (last resourceVersion: ${revision})`;
+}
+
+/** A save's message when it is non-blank, else `fallback`. */
+export function saveMessageOr(message: string | undefined, fallback: string): string {
+  return message !== undefined && message.trim() !== '' ? message : fallback;
+}

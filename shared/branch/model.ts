@@ -1,0 +1,172 @@
+import type { PruneMode, WindowTiming } from './settings';
+
+/** Who made a change, as the commit will name them. */
+export interface Author {
+  name: string;
+  email?: string;
+  username?: string;
+}
+
+/**
+ * How the author was established: from the audit log, the watch, the admission webhook, the
+ * configured committer (no author given), or attribution ran and found nobody.
+ */
+export type Attribution = 'audit' | 'watch' | 'admission' | 'configured' | 'unresolved';
+
+/** What a change does to its file. */
+export type Operation = 'upsert' | 'delete';
+
+/** One change as the window keeps it: the last one per path wins. */
+export interface WindowChange {
+  path: string;
+  operation: Operation;
+  payloadRef?: string;
+  bytes: number;
+  resourceVersion?: string;
+  /** First-seen order of the path inside its window. */
+  seq: number;
+}
+
+/** A window change as stored: `[path, operation, bytes, seq, payloadRef, resourceVersion]`. */
+export type StoredChange = [string, Operation, number, number, string | null, string | null];
+
+/** One change of a decided write, in first-seen order. */
+export interface WriteChange {
+  path: string;
+  operation: Operation;
+  payloadRef?: string;
+  bytes: number;
+}
+
+/** The part of a target a snapshot covers; an empty scope is the whole target. */
+export interface SnapshotScope {
+  group?: string;
+  resource?: string;
+  namespace?: string;
+}
+
+/** What a write is: a closed window, a complete scoped snapshot, or a save's own (empty) commit. */
+export type WriteKind = 'window' | 'snapshot' | 'save-record';
+
+/**
+ * A decided write: the Git layer turns one into exactly one commit (resolving payload references
+ * itself), carrying `id` as a trailer so a lost reply can be settled from the remote's history.
+ */
+export interface PendingWrite {
+  id: string;
+  kind: WriteKind;
+  target: string;
+  /** The target's folder in the repository, captured at decision. */
+  targetPath: string;
+  author: Author;
+  attribution: Attribution;
+  message: string;
+  decidedAt: string;
+  /** Captured at decision; only ever tightened before a replay. */
+  prune: PruneMode;
+  /** A commit is made even when its tree matches its parent (a save asked for `CommitEmpty`). */
+  allowEmpty: boolean;
+  changes?: WriteChange[];
+  snapshot?: { scope: SnapshotScope; revision: string; payloadRef: string; bytes: number; objects?: number };
+  saveIds: string[];
+  /** Payload bytes held (the sum of change bytes, or the snapshot's bytes). */
+  bytes: number;
+  /** Items charged to the budget (one per change, at least one). */
+  items: number;
+}
+
+/** The open commit window, keyed by (author, attribution, target). */
+export interface OpenWindow {
+  id: string;
+  target: string;
+  author: Author;
+  attribution: Attribution;
+  openedAt: string;
+  /** Idle timeout measured from `idleFrom`; null when only the maximum applies (an attached save with none). */
+  idleTimeoutMs: number | null;
+  idleFrom: string;
+  maxDueAt: string;
+  /** Changes bucketed by a hash of their path, so an admit copies one small bucket, not the window. */
+  buckets: StoredChange[][][];
+  paths: number;
+  bytes: number;
+  nextSeq: number;
+  /** The event-template message of the sole path, kept while the window holds exactly one path. */
+  soleMessage: string | null;
+  saveId?: string;
+}
+
+/** A save's progress, as the API reports it. */
+export type SavePhase = 'WaitingForWindow' | 'CollectingWindow' | 'WaitingForPush' | 'Resolved';
+
+/** How a save ended. */
+export type SaveOutcome =
+  | 'Committed'
+  | 'AlreadyPresent'
+  | 'NoWindow'
+  | 'WindowMismatch'
+  | 'Withdrawn'
+  | 'Failed';
+
+/** Where a save's outcome is projected (a CommitRequest), when it came from one. */
+export interface SaveRequestRef {
+  cluster?: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+/** A save (commit request) and, once resolved, its receipt. */
+export interface SaveRecord {
+  id: string;
+  seq: number;
+  target: string;
+  author: Author;
+  attribution: Attribution;
+  message?: string;
+  attach: 'CurrentOrNext' | 'Next';
+  attachTimeoutMs: number;
+  idleTimeoutMs?: number;
+  maxDurationMs: number;
+  whenNothingToCommit: 'Resolve' | 'CommitEmpty';
+  request?: SaveRequestRef;
+  registeredAt: string;
+  attachDeadline: string;
+  sawForeignWindow: boolean;
+  phase: SavePhase;
+  windowId?: string;
+  writeId?: string;
+  outcome?: SaveOutcome;
+  commit?: string;
+  cause?: string;
+  resolvedAt?: string;
+  projectedAt?: string;
+}
+
+/** Why a publication (or a probe) failed. */
+export type FailureKind = 'transient' | 'remote-moved' | 'rejected' | 'parent-missing';
+
+/** A recorded failure cause: its kind and a scrubbed human message. */
+export interface FailureCause {
+  kind: FailureKind;
+  message: string;
+}
+
+/** What a deadline is for. */
+export type DeadlinePurpose =
+  | 'window-close'
+  | 'save-attach'
+  | 'push-cooldown'
+  | 'publication-retry'
+  | 'parent-probe'
+  | 'receipt-expiry';
+
+/** A recorded deadline; a firing of an older generation is a no-op. */
+export interface Deadline {
+  purpose: DeadlinePurpose;
+  owner: string;
+  generation: number;
+  dueAt: string;
+}
+
+export type { PruneMode, WindowTiming };

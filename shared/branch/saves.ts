@@ -1,0 +1,143 @@
+import type { CommandOf } from './commands';
+import { type Decision, nextWriteId, record, targetSettings } from './context';
+import { groupMessage, saveMessageOr } from './messages';
+import type { PendingWrite, SaveRecord } from './model';
+import { addMs, toMs } from './time';
+import { attachWaitingSave, closeWindow, saveMatchesWindow } from './windows';
+
+/**
+ * Registers a save first come, first served. A known id restarts nothing (a resolved one keeps its
+ * recorded outcome) and a withdrawn id's tombstone refuses the late registration.
+ */
+export function registerSave(decision: Decision, command: CommandOf<'RegisterSave'>): void {
+  const state = decision.state;
+  if (state.saves[command.saveId] || state.tombstones[command.saveId] !== undefined) return;
+  const limits = state.limits;
+  const attachTimeoutMs = command.attachTimeoutMs ?? limits.attachTimeoutMs;
+  const save: SaveRecord = {
+    id: command.saveId,
+    seq: state.counters.save + 1,
+    target: command.target,
+    author: command.author,
+    attribution: command.attribution ?? 'admission',
+    attach: command.attach ?? 'CurrentOrNext',
+    attachTimeoutMs,
+    maxDurationMs: command.maxDurationMs ?? limits.saveMaxDurationMs,
+    whenNothingToCommit: command.whenNothingToCommit ?? 'Resolve',
+    registeredAt: decision.at,
+    attachDeadline: addMs(decision.at, attachTimeoutMs),
+    sawForeignWindow: false,
+    phase: 'WaitingForWindow',
+  };
+  if (command.message !== undefined) save.message = command.message;
+  if (command.idleTimeoutMs !== undefined) save.idleTimeoutMs = command.idleTimeoutMs;
+  if (command.request !== undefined) save.request = command.request;
+  record(decision, { type: 'SaveRegistered', save });
+
+  const window = decision.state.window;
+  if (window && window.target === save.target) {
+    if (!saveMatchesWindow(save, window)) {
+      record(decision, { type: 'SaveSawForeignWindow', saveId: save.id, windowId: window.id });
+    } else if (save.attach === 'Next') {
+      closeWindow(decision, 'attach-next');
+    } else {
+      attachWaitingSave(decision);
+    }
+  }
+}
+
+/** Withdraws a save that is only waiting (or unknown: a tombstone); a held one keeps going. */
+export function withdrawSave(decision: Decision, command: CommandOf<'WithdrawSave'>): void {
+  const save = decision.state.saves[command.saveId];
+  if (!save) {
+    if (decision.state.tombstones[command.saveId] !== undefined) return;
+    record(decision, {
+      type: 'SaveResolved',
+      saveId: command.saveId,
+      outcome: 'Withdrawn',
+      reason: 'withdrawn-before-registration',
+    });
+    return;
+  }
+  if (save.phase === 'WaitingForWindow') {
+    record(decision, {
+      type: 'SaveResolved',
+      saveId: save.id,
+      outcome: 'Withdrawn',
+      reason: 'withdrawn-while-waiting',
+    });
+  } else if (save.phase !== 'Resolved') {
+    record(decision, { type: 'WithdrawIgnored', saveId: save.id, held: save.phase });
+  }
+}
+
+function expireSave(decision: Decision, save: SaveRecord): void {
+  if (save.sawForeignWindow) {
+    record(decision, {
+      type: 'SaveResolved',
+      saveId: save.id,
+      outcome: 'WindowMismatch',
+      reason: 'attach-timeout',
+    });
+    return;
+  }
+  if (save.whenNothingToCommit === 'CommitEmpty') {
+    const settings = targetSettings(decision.state, save.target);
+    const write: PendingWrite = {
+      id: nextWriteId(decision),
+      kind: 'save-record',
+      target: save.target,
+      targetPath: settings.path,
+      author: save.author,
+      attribution: save.attribution,
+      message: saveMessageOr(save.message, groupMessage(save.author, save.target, 0)),
+      decidedAt: decision.at,
+      prune: settings.prune,
+      allowEmpty: true,
+      changes: [],
+      saveIds: [save.id],
+      bytes: 0,
+      items: 1,
+    };
+    record(decision, { type: 'WriteDecided', write, reason: 'save-record' });
+    return;
+  }
+  record(decision, { type: 'SaveResolved', saveId: save.id, outcome: 'NoWindow', reason: 'attach-timeout' });
+}
+
+/** Resolves every waiting save whose attach deadline has passed (decided before any attach). */
+export function expireDueSaves(decision: Decision): void {
+  const due = Object.values(decision.state.saves)
+    .filter((save) => save.phase === 'WaitingForWindow' && toMs(save.attachDeadline) <= decision.atMs)
+    .sort((a, b) => a.seq - b.seq);
+  for (const save of due) expireSave(decision, save);
+}
+
+/** When a resolved save's receipt may be forgotten: retention after projection (or resolution, when nothing projects it). */
+export function receiptExpiryMs(save: SaveRecord, retentionMs: number): number | undefined {
+  if (save.phase !== 'Resolved') return undefined;
+  const from = save.request ? save.projectedAt : save.resolvedAt;
+  return from === undefined ? undefined : toMs(from) + retentionMs;
+}
+
+/** Forgets receipts and tombstones past their retention. */
+export function forgetExpiredReceipts(decision: Decision): void {
+  const retention = decision.state.limits.receiptRetentionMs;
+  const expired: string[] = [];
+  for (const save of Object.values(decision.state.saves)) {
+    const expiry = receiptExpiryMs(save, retention);
+    if (expiry !== undefined && expiry <= decision.atMs) expired.push(save.id);
+  }
+  for (const [id, at] of Object.entries(decision.state.tombstones)) {
+    if (toMs(at) + retention <= decision.atMs) expired.push(id);
+  }
+  if (expired.length > 0) record(decision, { type: 'ReceiptsForgotten', saveIds: expired });
+}
+
+/** Records that a resolved save's outcome reached its CommitRequest. */
+export function recordProjection(decision: Decision, command: CommandOf<'RecordProjection'>): void {
+  const save = decision.state.saves[command.saveId];
+  if (save?.phase === 'Resolved' && save.projectedAt === undefined) {
+    record(decision, { type: 'OutcomeProjected', saveId: save.id });
+  }
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/** How a target treats deletions: `Never` keeps files, `OnEvent` mirrors explicit deletes, `Always` also sweeps. */
+export const pruneModeSchema = z.enum(['Never', 'OnEvent', 'Always']);
+export type PruneMode = z.infer<typeof pruneModeSchema>;
+
+const PRUNE_STRICTNESS: Record<PruneMode, number> = { Never: 0, OnEvent: 1, Always: 2 };
+
+/** The stricter (less deleting) of two prune modes: prune can only tighten on retained work. */
+export function stricterPrune(a: PruneMode, b: PruneMode): PruneMode {
+  return PRUNE_STRICTNESS[a] <= PRUNE_STRICTNESS[b] ? a : b;
+}
+
+// Durations are finite non-negative integers of milliseconds: NaN and Infinity would slip past plain
+// comparisons and turn a deadline into "never" or "always".
+const durationMs = z.number().int().nonnegative().finite();
+const positiveBytes = z.number().int().positive().finite();
+
+/** A commit window's timing, snapshotted when the window opens. */
+export const windowTimingSchema = z.strictObject({ idleTimeoutMs: durationMs, maxDurationMs: durationMs });
+export type WindowTiming = z.infer<typeof windowTimingSchema>;
+
+/** Branch-wide limits; every default is upstream's (see docs/branch-state-machine.md). */
+export const branchLimitsSchema = z.strictObject({
+  /** Outage budget and window byte cap (8 MiB). */
+  bufferBytes: positiveBytes,
+  /** Charge per accepted item on top of its payload (1 KiB). */
+  itemOverheadBytes: z.number().int().nonnegative().finite(),
+  retryInitialMs: durationMs.min(1),
+  retryMaxMs: durationMs.min(1),
+  /** Minimum spacing between successful publications (10 s). */
+  pushCooldownMs: durationMs,
+  /** A save's attach timeout when it names none (2 s). */
+  attachTimeoutMs: durationMs,
+  /** A save's maximum window duration when it names none (2 s); saves have no idle timeout by default. */
+  saveMaxDurationMs: durationMs,
+  /** How long a resolved save's receipt is kept after it is projected (15 min). */
+  receiptRetentionMs: durationMs,
+  /** Window timing of a target that configures none (idle 5 s, maximum 1 min). */
+  window: windowTimingSchema,
+});
+export type BranchLimits = z.infer<typeof branchLimitsSchema>;
+
+/** The defaults of every branch limit. */
+export const DEFAULT_LIMITS: BranchLimits = {
+  bufferBytes: 8 * 1024 * 1024,
+  itemOverheadBytes: 1024,
+  retryInitialMs: 10_000,
+  retryMaxMs: 5 * 60_000,
+  pushCooldownMs: 10_000,
+  attachTimeoutMs: 2_000,
+  saveMaxDurationMs: 2_000,
+  receiptRetentionMs: 15 * 60_000,
+  window: { idleTimeoutMs: 5_000, maxDurationMs: 60_000 },
+};
+
+/** A target's settings: where it writes in the repository, its prune mode and window timing. */
+export interface TargetSettings {
+  path: string;
+  prune: PruneMode;
+  window: WindowTiming;
+}
+
+/** The settings of a target that was never configured: the repository root, `OnEvent`, the branch's window. */
+export function defaultTargetSettings(limits: BranchLimits): TargetSettings {
+  return { path: '.', prune: 'OnEvent', window: limits.window };
+}

@@ -1,0 +1,80 @@
+import type { Deadline, FailureCause, OpenWindow, PendingWrite, SaveRecord } from './model';
+import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
+
+/** Where publication stands: the attempt or probe in flight, the retry schedule, parent recovery, intake. */
+export interface PublicationState {
+  /** The remote head last confirmed or observed: the base of the next attempt. */
+  head?: string;
+  inFlight?: { attempt: string; writeIds: string[]; plannedAt: string };
+  probe?: { probe: string; plannedAt: string };
+  /** Consecutive failures since the last success; drives the backoff. */
+  failures: number;
+  /** Present while a retry is pending: nothing publishes before `retryAt`. */
+  retry?: { retryAt: string; delayMs: number; since: string; cause: FailureCause };
+  lastError?: { cause: FailureCause; at: string };
+  lastPush?: { commit: string; at: string };
+  /** Open while publication failed for a missing parent with work pending. */
+  recovery?: { openedAt: string; parentSeen: boolean };
+  intakePaused: boolean;
+  /** An observation of the remote owed (a refresh was requested). */
+  observation?: string;
+}
+
+/** Counters that make every identifier deterministic. */
+export interface BranchCounters {
+  window: number;
+  write: number;
+  save: number;
+  attempt: number;
+  probe: number;
+  observation: number;
+  generation: number;
+}
+
+/** Everything one repository branch knows; plain JSON, the fold of its facts. */
+export interface BranchState {
+  version: 1;
+  limits: BranchLimits;
+  parentBranch: string | null;
+  targets: Record<string, TargetSettings>;
+  counters: BranchCounters;
+  window: OpenWindow | null;
+  /** Decided writes in publication order. */
+  pending: PendingWrite[];
+  pendingBytes: number;
+  pendingItems: number;
+  saves: Record<string, SaveRecord>;
+  /** Ids withdrawn before they were registered, with the time: a late registration is refused. */
+  tombstones: Record<string, string>;
+  /** Saves not yet resolved (each charged one item to the budget). */
+  openSaves: number;
+  publication: PublicationState;
+  deadlines: Record<string, Deadline>;
+}
+
+/** The state of a branch that has decided nothing yet. */
+export function initialState(): BranchState {
+  return {
+    version: 1,
+    limits: DEFAULT_LIMITS,
+    parentBranch: null,
+    targets: {},
+    counters: { window: 0, write: 0, save: 0, attempt: 0, probe: 0, observation: 0, generation: 0 },
+    window: null,
+    pending: [],
+    pendingBytes: 0,
+    pendingItems: 0,
+    saves: {},
+    tombstones: {},
+    openSaves: 0,
+    publication: { failures: 0, intakePaused: false },
+    deadlines: {},
+  };
+}
+
+/** Bytes charged to the intake budget: payloads plus a per-item overhead for everything accepted and unpublished. */
+export function usedBudgetBytes(state: BranchState): number {
+  const overhead = state.limits.itemOverheadBytes;
+  const window = state.window ? state.window.bytes + state.window.paths * overhead : 0;
+  return window + state.pendingBytes + state.pendingItems * overhead + state.openSaves * overhead;
+}

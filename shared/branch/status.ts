@@ -1,0 +1,257 @@
+import type { SaveOutcome, SavePhase, SaveRecord, SaveRequestRef } from './model';
+import { type BranchState, usedBudgetBytes } from './state';
+import { toIso, toMs } from './time';
+import { windowCloseDue } from './windows';
+
+/** A kstatus condition as the API and the CommitRequest status show it. */
+export interface Condition {
+  type: 'Ready' | 'Reconciling' | 'Stalled' | 'Pushed';
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+/** The publication status of a branch (the `publication` and `window` of a target's GET). */
+export interface PublicationStatus {
+  pendingWrites: number;
+  pendingBytes: number;
+  oldestPendingSince?: string;
+  retryAt?: string;
+  lastError?: string;
+  parentMissing: boolean;
+  intakePaused: boolean;
+  lastPush?: { commit: string; at: string };
+  publishing: boolean;
+  /** What the admission check needs: the budget charge and its limit. */
+  budget: { usedBytes: number; limitBytes: number; itemOverheadBytes: number };
+  window: { open: boolean; target?: string; author?: string; changes: number; closesAt?: string };
+  conditions: Condition[];
+}
+
+function failingMessage(state: BranchState, atMs: number): string | undefined {
+  const retry = state.publication.retry;
+  if (!retry) return undefined;
+  const waitS = Math.max(0, Math.ceil((toMs(retry.retryAt) - atMs) / 1000));
+  const paused = state.publication.intakePaused ? '; intake paused' : '';
+  return `publication failing since ${retry.since}: ${retry.cause.message}; next attempt at ${retry.retryAt} (in ${waitS}s)${paused}`;
+}
+
+/** The branch's publication status at `at`, for the target GET, the driver's custom status and admission. */
+export function publicationStatus(state: BranchState, at: string): PublicationStatus {
+  const atMs = toMs(at);
+  const publication = state.publication;
+  const oldest = state.pending[0]?.decidedAt;
+  const window = state.window;
+  const failing = failingMessage(state, atMs);
+  const parentMissing = publication.recovery !== undefined && !publication.recovery.parentSeen;
+  const since = publication.retry?.since ?? publication.lastPush?.at ?? at;
+  const conditions: Condition[] = failing
+    ? [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: parentMissing ? 'ParentBranchNotFound' : 'Progressing',
+          message: failing,
+          lastTransitionTime: since,
+        },
+        {
+          type: 'Reconciling',
+          status: 'True',
+          reason: 'Progressing',
+          message: failing,
+          lastTransitionTime: since,
+        },
+        {
+          type: 'Stalled',
+          status: 'False',
+          reason: 'Progressing',
+          message: failing,
+          lastTransitionTime: since,
+        },
+      ]
+    : [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Current',
+          message: 'publication is healthy',
+          lastTransitionTime: since,
+        },
+        { type: 'Reconciling', status: 'False', reason: 'Current', message: '', lastTransitionTime: since },
+        { type: 'Stalled', status: 'False', reason: 'Current', message: '', lastTransitionTime: since },
+      ];
+  const status: PublicationStatus = {
+    pendingWrites: state.pending.length,
+    pendingBytes: state.pendingBytes,
+    parentMissing,
+    intakePaused: publication.intakePaused,
+    publishing: publication.inFlight !== undefined,
+    budget: {
+      usedBytes: usedBudgetBytes(state),
+      limitBytes: state.limits.bufferBytes,
+      itemOverheadBytes: state.limits.itemOverheadBytes,
+    },
+    window: window
+      ? {
+          open: true,
+          target: window.target,
+          author: window.author.username ?? window.author.name,
+          changes: window.paths,
+          closesAt: toIso(windowCloseDue(window).dueMs),
+        }
+      : { open: false, changes: 0 },
+    conditions,
+  };
+  if (oldest !== undefined) status.oldestPendingSince = oldest;
+  if (publication.retry) status.retryAt = publication.retry.retryAt;
+  if (publication.lastError) status.lastError = publication.lastError.cause.message;
+  if (publication.lastPush) status.lastPush = publication.lastPush;
+  return status;
+}
+
+/** A save as `GET …/saves/{id}` shows it (the app adds the branch name). */
+export interface SaveView {
+  id: string;
+  target?: string;
+  phase: SavePhase;
+  outcome?: SaveOutcome;
+  commit?: string;
+  message?: string;
+  request?: SaveRequestRef;
+  conditions: Condition[];
+}
+
+function condition(
+  type: Condition['type'],
+  status: Condition['status'],
+  reason: string,
+  message: string,
+  at: string,
+): Condition {
+  return { type, status, reason, message, lastTransitionTime: at };
+}
+
+function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Condition[] {
+  if (save.phase !== 'Resolved' || !save.outcome) {
+    const since = save.registeredAt;
+    const held =
+      save.phase === 'WaitingForPush'
+        ? (failingMessage(state, atMs) ?? 'waiting for publication')
+        : save.phase;
+    return [
+      condition('Ready', 'False', save.phase, held, since),
+      condition('Reconciling', 'True', save.phase, held, since),
+      condition('Stalled', 'False', save.phase, held, since),
+      condition('Pushed', 'Unknown', save.phase, 'the commit has not been pushed yet', since),
+    ];
+  }
+  const at = save.resolvedAt ?? save.registeredAt;
+  const outcome = save.outcome;
+  switch (outcome) {
+    case 'Committed':
+      return [
+        condition('Ready', 'True', 'Committed', `committed ${save.commit ?? ''}`.trim(), at),
+        condition('Reconciling', 'False', 'Committed', '', at),
+        condition('Stalled', 'False', 'Committed', '', at),
+        condition('Pushed', 'True', 'Pushed', `pushed ${save.commit ?? ''}`.trim(), at),
+      ];
+    case 'AlreadyPresent':
+    case 'NoWindow':
+    case 'WindowMismatch': {
+      const explanation = {
+        AlreadyPresent: 'the changes were already in Git; nothing to commit',
+        NoWindow: 'no window of this author opened before the attach timeout',
+        WindowMismatch: "another author's window was open on the target; nothing was committed",
+      }[outcome];
+      return [
+        condition('Ready', 'True', outcome, explanation, at),
+        condition('Reconciling', 'False', outcome, '', at),
+        condition('Stalled', 'False', outcome, '', at),
+        condition('Pushed', 'False', outcome, explanation, at),
+      ];
+    }
+    default: {
+      const message =
+        outcome === 'Withdrawn'
+          ? 'the save was withdrawn before it attached'
+          : (save.cause ?? 'the save failed');
+      return [
+        condition('Ready', 'False', outcome, message, at),
+        condition('Reconciling', 'False', outcome, '', at),
+        condition('Stalled', 'True', outcome, message, at),
+        condition('Pushed', 'False', outcome, message, at),
+      ];
+    }
+  }
+}
+
+/** A save's status at `at`, or undefined when the branch does not know the id. */
+export function saveStatus(state: BranchState, saveId: string, at: string): SaveView | undefined {
+  const save = state.saves[saveId];
+  if (!save) {
+    const withdrawnAt = state.tombstones[saveId];
+    if (withdrawnAt === undefined) return undefined;
+    const message = 'the save was withdrawn before it was registered';
+    return {
+      id: saveId,
+      phase: 'Resolved',
+      outcome: 'Withdrawn',
+      conditions: [
+        condition('Ready', 'False', 'Withdrawn', message, withdrawnAt),
+        condition('Reconciling', 'False', 'Withdrawn', '', withdrawnAt),
+        condition('Stalled', 'True', 'Withdrawn', message, withdrawnAt),
+        condition('Pushed', 'False', 'Withdrawn', message, withdrawnAt),
+      ],
+    };
+  }
+  const view: SaveView = {
+    id: save.id,
+    target: save.target,
+    phase: save.phase,
+    conditions: saveConditions(state, save, toMs(at)),
+  };
+  if (save.outcome) view.outcome = save.outcome;
+  if (save.commit) view.commit = save.commit;
+  if (save.message) view.message = save.message;
+  if (save.request) view.request = save.request;
+  return view;
+}
+
+/** What a withdrawal answers: `Withdrawn` when the save only waited (or is unknown), `held` while its work is owed. */
+export type WithdrawAnswer = { outcome: SaveOutcome } | { held: SavePhase };
+
+/** The answer of withdrawing `saveId` from this state (before the withdrawal, or after it was decided). */
+export function withdrawAnswer(state: BranchState, saveId: string): WithdrawAnswer {
+  const save = state.saves[saveId];
+  if (!save || save.phase === 'WaitingForWindow') return { outcome: 'Withdrawn' };
+  if (save.phase === 'Resolved') return { outcome: save.outcome ?? 'Withdrawn' };
+  return { held: save.phase };
+}
+
+/** The admission decision of the HTTP layer, over the publication status it caches. */
+export type AdmissionDecision =
+  | { admit: true }
+  | { admit: false; retryAfterSeconds: number; reason: 'intake-paused' | 'budget-full' };
+
+/**
+ * Decides whether `bytes` of payload in `items` items may be admitted: refused while intake is
+ * paused, or while a retry is pending and they do not fit the budget; a healthy branch admits all.
+ * @example admissionCheck(status, { bytes: 2048, items: 1 }, now) // → { admit: true }
+ */
+export function admissionCheck(
+  status: PublicationStatus,
+  request: { bytes: number; items: number },
+  at: string,
+): AdmissionDecision {
+  const retryAfterSeconds =
+    status.retryAt === undefined ? 1 : Math.max(1, Math.ceil((toMs(status.retryAt) - toMs(at)) / 1000));
+  if (status.intakePaused) return { admit: false, retryAfterSeconds, reason: 'intake-paused' };
+  if (status.retryAt !== undefined) {
+    const charge = request.bytes + request.items * status.budget.itemOverheadBytes;
+    if (status.budget.usedBytes + charge > status.budget.limitBytes) {
+      return { admit: false, retryAfterSeconds, reason: 'budget-full' };
+    }
+  }
+  return { admit: true };
+}

@@ -1,0 +1,215 @@
+import type { CommandOf } from './commands';
+import { type Decision, nextWriteId, record, targetSettings } from './context';
+import type { WindowCloseReason } from './facts';
+import { eventMessage, groupMessage, saveMessageOr } from './messages';
+import type { Attribution, Author, OpenWindow, PendingWrite, SaveRecord, WindowChange } from './model';
+import { addMs, toMs } from './time';
+import { changeIn, changesInOrder } from './window-changes';
+
+function sameAuthor(a: Author, b: Author): boolean {
+  return a.name === b.name && a.email === b.email && a.username === b.username;
+}
+
+/** Attribution outcomes that name a person; an unresolved or configured author names nobody. */
+function namesActor(attribution: Attribution): boolean {
+  return attribution !== 'unresolved' && attribution !== 'configured';
+}
+
+/** A save may attach to a window of its own target and actor; bob never closes alice's window. */
+export function saveMatchesWindow(save: SaveRecord, window: OpenWindow): boolean {
+  return (
+    save.target === window.target &&
+    (save.author.username ?? save.author.name) === (window.author.username ?? window.author.name) &&
+    namesActor(save.attribution) === namesActor(window.attribution)
+  );
+}
+
+/** When the open window closes by its timers, and why. */
+export function windowCloseDue(window: OpenWindow): { dueMs: number; reason: WindowCloseReason } {
+  const idleMs =
+    window.idleTimeoutMs === null ? Number.POSITIVE_INFINITY : toMs(window.idleFrom) + window.idleTimeoutMs;
+  const maxMs = toMs(window.maxDueAt);
+  const dueMs = Math.min(idleMs, maxMs);
+  const reason: WindowCloseReason = window.saveId
+    ? 'save-deadline'
+    : maxMs <= idleMs
+      ? 'max-duration'
+      : 'idle-timeout';
+  return { dueMs, reason };
+}
+
+/** Closes the open window into a decided write, under its attached save's message if it has one. */
+export function closeWindow(decision: Decision, reason: WindowCloseReason): void {
+  const window = decision.state.window;
+  if (!window) return;
+  const state = decision.state;
+  const settings = targetSettings(state, window.target);
+  const save = window.saveId ? state.saves[window.saveId] : undefined;
+  const generated =
+    window.paths === 1 && window.soleMessage !== null
+      ? window.soleMessage
+      : groupMessage(window.author, window.target, window.paths);
+  const writeId = nextWriteId(decision);
+  const write: PendingWrite = {
+    id: writeId,
+    kind: 'window',
+    target: window.target,
+    targetPath: settings.path,
+    author: window.author,
+    attribution: window.attribution,
+    message: saveMessageOr(save?.message, generated),
+    decidedAt: decision.at,
+    prune: settings.prune,
+    allowEmpty: save?.whenNothingToCommit === 'CommitEmpty',
+    changes: changesInOrder(window).map(({ path, operation, payloadRef, bytes }) =>
+      payloadRef === undefined ? { path, operation, bytes } : { path, operation, payloadRef, bytes },
+    ),
+    saveIds: save ? [save.id] : [],
+    bytes: window.bytes,
+    items: Math.max(1, window.paths),
+  };
+  record(decision, {
+    type: 'WindowClosed',
+    windowId: window.id,
+    reason,
+    writeId,
+    ...(save ? { saveId: save.id } : {}),
+  });
+  record(decision, { type: 'WriteDecided', write, reason: 'window-closed' });
+}
+
+/** Closes the open window when its idle or maximum deadline has passed. */
+export function closeWindowIfDue(decision: Decision): void {
+  const window = decision.state.window;
+  if (!window) return;
+  const { dueMs, reason } = windowCloseDue(window);
+  if (decision.atMs >= dueMs) closeWindow(decision, reason);
+}
+
+function openWindow(decision: Decision, command: CommandOf<'AdmitChanges'>): void {
+  const timing = targetSettings(decision.state, command.target).window;
+  const windowId = `window-${decision.state.counters.window + 1}`;
+  record(decision, {
+    type: 'WindowOpened',
+    windowId,
+    target: command.target,
+    author: command.author,
+    attribution: command.attribution,
+    idleTimeoutMs: timing.idleTimeoutMs,
+    maxDurationMs: timing.maxDurationMs,
+    maxDueAt: addMs(decision.at, timing.maxDurationMs),
+  });
+  const window = decision.state.window;
+  if (!window) return;
+  for (const save of Object.values(decision.state.saves)) {
+    if (
+      save.phase === 'WaitingForWindow' &&
+      save.target === window.target &&
+      !saveMatchesWindow(save, window)
+    ) {
+      if (!save.sawForeignWindow)
+        record(decision, { type: 'SaveSawForeignWindow', saveId: save.id, windowId });
+    }
+  }
+}
+
+function newerResourceVersion(candidate: string, kept: string): boolean {
+  // resourceVersions are opaque, but Kubernetes issues them as increasing integers; only then compare.
+  if (/^\d+$/.test(candidate) && /^\d+$/.test(kept)) {
+    return candidate.length !== kept.length ? candidate.length > kept.length : candidate >= kept;
+  }
+  return true;
+}
+
+/** Admits changes into the window of their (author, attribution, target), closing another one first. */
+export function admitChanges(decision: Decision, command: CommandOf<'AdmitChanges'>): void {
+  const current = decision.state.window;
+  if (
+    current &&
+    !(
+      current.target === command.target &&
+      current.attribution === command.attribution &&
+      sameAuthor(current.author, command.author)
+    )
+  ) {
+    closeWindow(decision, 'author-or-target-change');
+  }
+  if (!decision.state.window) openWindow(decision, command);
+  const window = decision.state.window;
+  if (!window) return;
+
+  const accepted: Omit<WindowChange, 'seq'>[] = [];
+  let lastAccepted: CommandOf<'AdmitChanges'>['changes'][number] | undefined;
+  let newPaths = 0;
+  for (const change of command.changes) {
+    // commands carry a handful of changes: a scan beats building an index
+    const earlierIndex = accepted.findIndex((entry) => entry.path === change.path);
+    const kept = earlierIndex >= 0 ? accepted[earlierIndex] : changeIn(window.buckets, change.path);
+    if (
+      kept?.resourceVersion &&
+      change.resourceVersion &&
+      !newerResourceVersion(change.resourceVersion, kept.resourceVersion)
+    ) {
+      record(decision, {
+        type: 'ChangeSkipped',
+        windowId: window.id,
+        path: change.path,
+        resourceVersion: change.resourceVersion,
+        keptResourceVersion: kept.resourceVersion,
+        reason: 'older-resource-version',
+      });
+      continue;
+    }
+    if (!kept) newPaths += 1;
+    const entry: Omit<WindowChange, 'seq'> = {
+      path: change.path,
+      operation: change.operation,
+      bytes: change.bytes,
+    };
+    if (change.payloadRef !== undefined) entry.payloadRef = change.payloadRef;
+    if (change.resourceVersion !== undefined) entry.resourceVersion = change.resourceVersion;
+    if (earlierIndex >= 0) accepted[earlierIndex] = entry;
+    else accepted.push(entry);
+    lastAccepted = change;
+  }
+  if (accepted.length === 0 || !lastAccepted) return;
+  const soleMessage = window.paths + newPaths === 1 ? eventMessage(lastAccepted) : undefined;
+  record(decision, {
+    type: 'ChangesAdmitted',
+    windowId: window.id,
+    changes: accepted,
+    ...(soleMessage !== undefined ? { soleMessage } : {}),
+  });
+
+  attachWaitingSave(decision);
+  const open = decision.state.window;
+  if (!open) return;
+  if (open.bytes + decision.state.pendingBytes >= decision.state.limits.bufferBytes) {
+    closeWindow(decision, 'buffer-limit');
+  } else if (toMs(open.maxDueAt) <= decision.atMs) {
+    closeWindow(decision, open.saveId ? 'save-deadline' : 'max-duration');
+  }
+}
+
+/**
+ * Offers the open window, when it carries no save, to the waiting save of its actor with the lowest
+ * registration sequence; the save's own timers replace the window's.
+ */
+export function attachWaitingSave(decision: Decision): void {
+  const window = decision.state.window;
+  if (!window || window.saveId) return;
+  let chosen: SaveRecord | undefined;
+  for (const save of Object.values(decision.state.saves)) {
+    if (save.phase !== 'WaitingForWindow' || !saveMatchesWindow(save, window)) continue;
+    if (!chosen || save.seq < chosen.seq) chosen = save;
+  }
+  if (!chosen) return;
+  record(decision, {
+    type: 'SaveAttached',
+    saveId: chosen.id,
+    windowId: window.id,
+    idleTimeoutMs: chosen.idleTimeoutMs ?? null,
+    maxDueAt: addMs(decision.at, chosen.maxDurationMs),
+  });
+  if (chosen.maxDurationMs === 0) closeWindow(decision, 'save-deadline');
+}

@@ -1,0 +1,63 @@
+import nodeHttp from 'node:http';
+import nodeHttps from 'node:https';
+import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+
+/**
+ * An isomorphic-git http client whose every request is bound to `signal`: when it fires the request
+ * and its response are destroyed (the socket closes, it never returns to a pool) and the pending
+ * promise or body iterator rejects. The stock client has no timeout at all.
+ * `headers` are sent with every request (preemptive auth: no 401 round trip).
+ */
+export function boundedHttp({
+  signal,
+  headers = {},
+}: {
+  signal: AbortSignal;
+  headers?: Record<string, string>;
+}): HttpClient {
+  async function request(req: GitHttpRequest): Promise<GitHttpResponse> {
+    signal.throwIfAborted();
+    // the body's chunks are written as they are (no concatenated copy of a large pack)
+    const chunks: Uint8Array[] = [];
+    if (req.body) for await (const chunk of req.body) chunks.push(chunk);
+    const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+    const url = new URL(req.url);
+    const client = url.protocol === 'https:' ? nodeHttps : nodeHttp;
+    const sent: Record<string, string> = { ...req.headers, ...headers };
+    if (req.body) sent['content-length'] = String(length);
+    return new Promise((resolve, reject) => {
+      const outgoing = client.request(url, {
+        method: req.method ?? 'GET',
+        headers: sent,
+        signal,
+        agent: false,
+      });
+      outgoing.on('error', reject);
+      outgoing.on('response', (res) => {
+        const onAbort = () => res.destroy(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        res.on('close', () => signal.removeEventListener('abort', onAbort));
+        const flat: Record<string, string> = {};
+        for (const [key, value] of Object.entries(res.headers)) {
+          if (value !== undefined) flat[key] = Array.isArray(value) ? value.join(', ') : value;
+        }
+        // Iterate the stream itself (no 'data' listener: that switches to flowing mode and drops chunks);
+        // the iterator rejects when the response is destroyed.
+        async function* body(): AsyncIterableIterator<Uint8Array> {
+          for await (const chunk of res) yield chunk as Uint8Array;
+        }
+        resolve({
+          url: req.url,
+          method: req.method ?? 'GET',
+          statusCode: res.statusCode ?? 0,
+          statusMessage: res.statusMessage ?? '',
+          headers: flat,
+          body: body(),
+        });
+      });
+      for (const chunk of chunks) outgoing.write(chunk);
+      outgoing.end();
+    });
+  }
+  return { request };
+}

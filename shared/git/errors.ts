@@ -1,0 +1,46 @@
+import { KubescribeError } from '../errors';
+
+/** A Git remote the executor cannot use (SSH, `file://`, credentials inside the URL, bad syntax). */
+export class GitRemoteRefused extends KubescribeError<{ url: string; reason: string }> {
+  static readonly code = 'GitRemoteRefused';
+  readonly code = GitRemoteRefused.code;
+  constructor(data: { url: string; reason: string }) {
+    super(`Git remote ${data.url} refused: ${data.reason}`, data);
+  }
+}
+
+/** The publish input failed its schema: a caller bug, never retried. */
+export class GitPublishInputInvalid extends KubescribeError<{ issues: string[] }> {
+  static readonly code = 'GitPublishInputInvalid';
+  readonly code = GitPublishInputInvalid.code;
+  constructor(data: { issues: string[] }) {
+    super(`invalid Git publish input: ${data.issues.join('; ')}`, data);
+  }
+}
+
+/** One write cannot be built (a path outside its target, a file where a folder is needed...). */
+export class WriteRefused extends KubescribeError<{ writeId: string; cause: string }> {
+  static readonly code = 'WriteRefused';
+  readonly code = WriteRefused.code;
+  constructor(data: { writeId: string; cause: string }) {
+    super(`write ${data.writeId} refused: ${data.cause}`, data);
+  }
+}
+
+/** A Git call ran past its bound; the socket was closed and nothing half-written is reused. */
+export class GitStepTimedOut extends KubescribeError<{ step: string; afterMs: number }> {
+  static readonly code = 'GitStepTimedOut';
+  readonly code = GitStepTimedOut.code;
+  constructor(data: { step: string; afterMs: number }) {
+    super(`Git ${data.step} did not finish within ${data.afterMs} ms`, data);
+  }
+}
+
+/** The tip we asked a fetch for is no longer a branch tip on the remote: it moved meanwhile. */
+export class GitTipMoved extends KubescribeError<{ tip: string }> {
+  static readonly code = 'GitTipMoved';
+  readonly code = GitTipMoved.code;
+  constructor(data: { tip: string }) {
+    super(`the remote no longer serves ${data.tip}: the branch moved during the fetch`, data);
+  }
+}

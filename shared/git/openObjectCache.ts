@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as git from 'isomorphic-git';
+
+const MAX_PACKS = 64;
+
+async function packIsWhole(dir: string, name: string): Promise<boolean> {
+  try {
+    const idx = await readFile(join(dir, `${name}.idx`));
+    if (idx.length < 1072) return false;
+    const body = idx.subarray(0, idx.length - 20);
+    if (
+      !createHash('sha1')
+        .update(body)
+        .digest()
+        .equals(idx.subarray(idx.length - 20))
+    )
+      return false;
+    const packPath = join(dir, `${name}.pack`);
+    const { size } = await stat(packPath);
+    if (size < 32) return false;
+    const handle = await open(packPath, 'r');
+    try {
+      const trailer = Buffer.alloc(20);
+      await handle.read(trailer, 0, 20, size - 20);
+      return trailer.equals(idx.subarray(idx.length - 40, idx.length - 20));
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens (creating it if needed) the bare object cache of one remote branch under `cacheDir`. What a
+ * killed publication may leave half-written is never reused: temporary files are deleted, and a pack
+ * without a whole index or with a truncated body makes the cache start again, cold.
+ * `fresh` wipes the cache first.
+ * `key` names the remote branch; the URL is kept out of the folder name.
+ * Returns the cache's gitdir.
+ */
+export async function openObjectCache({
+  cacheDir,
+  key,
+  url,
+  fresh = false,
+}: {
+  cacheDir: string;
+  key: string;
+  /** The remote the cache fetches from (isomorphic-git's fetch wants it configured as origin). */
+  url: string;
+  fresh?: boolean;
+}): Promise<string> {
+  const gitdir = join(cacheDir, `${createHash('sha1').update(key).digest('hex').slice(0, 20)}.git`);
+  if (fresh) await rm(gitdir, { recursive: true, force: true });
+  const packDir = join(gitdir, 'objects', 'pack');
+  const exists = await stat(join(gitdir, 'HEAD')).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) {
+    await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
+    await git.addRemote({ fs, gitdir, remote: 'origin', url, force: true });
+    await mkdir(packDir, { recursive: true });
+    return gitdir;
+  }
+  await mkdir(packDir, { recursive: true });
+  const names = await readdir(packDir);
+  for (const name of names) {
+    if (name.startsWith('tmp_')) await unlink(join(packDir, name)).catch(() => {});
+  }
+  const packs = new Set(
+    names.filter((n) => /^pack-[0-9a-f]{40}\.(pack|idx)$/.test(n)).map((n) => n.replace(/\.(pack|idx)$/, '')),
+  );
+  // every publication adds a small pack, and isomorphic-git searches them one by one: past a bound,
+  // one cold fetch is cheaper than the search
+  if (packs.size > MAX_PACKS) return openObjectCache({ cacheDir, key, url, fresh: true });
+  for (const name of packs) {
+    // refs and the shallow list may point into a broken pack: start the whole cache again, cold
+    if (!(await packIsWhole(packDir, name))) return openObjectCache({ cacheDir, key, url, fresh: true });
+  }
+  return gitdir;
+}

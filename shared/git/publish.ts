@@ -1,0 +1,255 @@
+import * as fs from 'node:fs';
+import * as git from 'isomorphic-git';
+import { z } from 'zod';
+import { buildCommits } from './buildCommits';
+import { classifyFailure } from './classifyFailure';
+import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
+import { findLandedWrites } from './findLandedWrites';
+import { createObjectStore } from './objectStore';
+import { openHttpSession } from './openHttpSession';
+import { openLocalSession } from './openLocalSession';
+import type { Advertisement, RemoteSession } from './remoteSession';
+import {
+  BranchNameSchema,
+  type Clock,
+  GitRemoteSchema,
+  type GitStep,
+  GitWriteSchema,
+  type PublishResult,
+  systemClock,
+} from './types';
+
+const PublishInputSchema = z
+  .object({
+    remote: GitRemoteSchema,
+    branch: BranchNameSchema,
+    parentBranch: BranchNameSchema.optional(),
+    writes: z.array(GitWriteSchema).min(1),
+    cacheDir: z.string().min(1),
+    callTimeoutMs: z.number().int().positive().default(120_000),
+    publishTimeoutMs: z.number().int().positive().default(300_000),
+    maxAttempts: z.number().int().min(1).max(10).default(3),
+    historyDepth: z.number().int().min(1).max(1000).default(50),
+  })
+  .strict()
+  .refine(
+    (input) => new Set(input.writes.map((w) => w.id)).size === input.writes.length,
+    'write ids must be unique',
+  );
+
+/** What `publish` takes: see docs/git-executor.md. `clock` and `signal` are effects, not data. */
+export type PublishInput = z.input<typeof PublishInputSchema> & { clock?: Clock; signal?: AbortSignal };
+
+/** Where the writes start: the branch's tip, else its parent's (or the default branch's), else nothing. */
+type Start =
+  | { base: string | null; source: string; branchExists: boolean }
+  | { parentMissing: string | null };
+
+function startingPoint(ad: Advertisement, branch: string, parentBranch: string | undefined): Start {
+  const tip = ad.heads.get(branch);
+  if (tip) return { base: tip, source: branch, branchExists: true };
+  if (parentBranch) {
+    const parent = ad.heads.get(parentBranch);
+    return parent
+      ? { base: parent, source: parentBranch, branchExists: false }
+      : { parentMissing: parentBranch };
+  }
+  const fallback = ad.defaultBranch ? ad.heads.get(ad.defaultBranch) : undefined;
+  if (fallback && ad.defaultBranch) return { base: fallback, source: ad.defaultBranch, branchExists: false };
+  return ad.empty || ad.heads.size === 0
+    ? { base: null, source: branch, branchExists: false }
+    : { parentMissing: null };
+}
+
+/**
+ * Lands the ordered writes on `branch` as one commit per write (a write that changes nothing makes
+ * none; an empty save record always commits), with a compare-and-swap push against the head they
+ * were built on; when the remote moved, rebuilds them on the new head (up to `maxAttempts`).
+ * Every network call is bounded by `callTimeoutMs` and the whole publication by `publishTimeoutMs`.
+ * Never throws for a Git outcome: the result says what happened. Throws GitPublishInputInvalid for
+ * a malformed input (a caller bug).
+ *
+ * @example
+ * const result = await publish({ remote: { kind: 'http', url, auth: { bearer } }, branch: 'main', writes, cacheDir });
+ * if (result.kind === 'published') record(result.commits, result.head);
+ */
+export async function publish({
+  clock = systemClock,
+  signal,
+  ...input
+}: PublishInput): Promise<PublishResult> {
+  const parsed = PublishInputSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new GitPublishInputInvalid({
+      issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+    });
+  }
+  const options = parsed.data;
+  const total = new AbortController();
+  const timer = clock.setTimeout(
+    () => total.abort(new GitStepTimedOut({ step: 'publication', afterMs: options.publishTimeoutMs })),
+    options.publishTimeoutMs,
+  );
+  const cancel = () => total.abort(signal?.reason ?? new Error('publication cancelled by the caller'));
+  if (signal?.aborted) cancel();
+  else signal?.addEventListener('abort', cancel, { once: true });
+  const session: RemoteSession =
+    options.remote.kind === 'http'
+      ? openHttpSession({
+          remote: options.remote,
+          branch: options.branch,
+          cacheDir: options.cacheDir,
+          clock,
+          callTimeoutMs: options.callTimeoutMs,
+          signal: total.signal,
+          historyDepth: options.historyDepth,
+        })
+      : openLocalSession({
+          remote: options.remote,
+          clock,
+          callTimeoutMs: options.callTimeoutMs,
+          signal: total.signal,
+        });
+  const progress: { step: GitStep } = { step: 'advertise' };
+  try {
+    return await publishAttempts({ ...options, session, progress, deadline: total.signal });
+  } catch (error) {
+    const reason: unknown = total.signal.aborted ? total.signal.reason : error;
+    return classifyFailure({
+      error: reason instanceof GitStepTimedOut ? reason : error,
+      step: progress.step,
+    });
+  } finally {
+    clock.clearTimeout(timer);
+    signal?.removeEventListener('abort', cancel);
+  }
+}
+
+async function publishAttempts({
+  session,
+  branch,
+  parentBranch,
+  writes,
+  maxAttempts,
+  historyDepth,
+  progress,
+  deadline,
+}: z.output<typeof PublishInputSchema> & {
+  session: RemoteSession;
+  progress: { step: GitStep };
+  /** Fires when the whole publication is out of time or cancelled. */
+  deadline: AbortSignal;
+}): Promise<PublishResult> {
+  const ids = writes.map((w) => w.id);
+  let lastMove = '';
+  // With a warm cache, first try the tip we last saw without asking the remote: the push is a
+  // compare-and-swap, so a wrong guess costs one rejected POST and is not counted as an attempt.
+  let guess = await session.knownTip({ branch });
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    progress.step = 'advertise';
+    const start: Start = guess
+      ? { base: guess, source: branch, branchExists: true }
+      : startingPoint(await session.advertise({ step: 'advertise' }), branch, parentBranch);
+    const guessed = guess !== null;
+    guess = null;
+    if ('parentMissing' in start) return { kind: 'parentMissing', parentBranch: start.parentMissing };
+    const { source, branchExists } = start;
+    progress.step = 'fetch';
+    let obtained: Awaited<ReturnType<RemoteSession['obtain']>> | null = null;
+    try {
+      obtained = start.base ? await session.obtain({ branch: source, tip: start.base }) : null;
+    } catch (error) {
+      if (!(error instanceof GitTipMoved)) throw error;
+      lastMove = error.message;
+      continue;
+    }
+    const base = obtained?.tip ?? null;
+    const gitdir = obtained?.gitdir ?? (await session.gitdir());
+    const cache = {};
+    // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
+    const landed = branchExists
+      ? await findLandedWrites({ gitdir, head: base, writeIds: ids, depth: historyDepth, cache })
+      : new Map<string, string>();
+    const store = createObjectStore();
+    const baseTree = base ? (await git.readCommit({ fs, gitdir, oid: base, cache })).commit.tree : null;
+    const built = await buildCommits({
+      base,
+      baseTree,
+      writes,
+      landed,
+      store,
+      readTree: async (oid) => (await git.readTree({ fs, gitdir, oid, cache })).tree,
+    });
+    if (built.kind === 'writeRefused') return built;
+    const settled = landed.size > 0;
+    if (built.created === 0) {
+      return {
+        kind: 'published',
+        commits: built.commits,
+        head: base,
+        settledByRemoteEvidence: settled,
+        attempts: attempt,
+      };
+    }
+    const head = built.head!;
+    progress.step = 'push';
+    let outcome: Awaited<ReturnType<RemoteSession['push']>>;
+    try {
+      outcome = await session.push({ branch, oldOid: branchExists ? base : null, newOid: head, store });
+    } catch (error) {
+      // out of time or cancelled as a whole: no probe (the next publication settles it by trailers)
+      if (deadline.aborted) throw error;
+      // the connection died or the bound expired after the pack may have been received: ask the remote
+      const failure = classifyFailure({ error, step: 'push' });
+      progress.step = 'probe';
+      const probed = await session.advertise({ step: 'probe' }).catch(() => null);
+      const tip = probed?.heads.get(branch) ?? null;
+      if (tip === head) {
+        return {
+          kind: 'published',
+          commits: built.commits,
+          head,
+          settledByRemoteEvidence: true,
+          attempts: attempt,
+        };
+      }
+      if (probed && tip !== (branchExists ? base : null)) {
+        lastMove = 'the remote moved after a push whose reply was lost';
+        continue; // the next attempt finds our writes by their trailers, or rebuilds them
+      }
+      return failure;
+    }
+    switch (outcome.kind) {
+      case 'ok':
+        return {
+          kind: 'published',
+          commits: built.commits,
+          head,
+          settledByRemoteEvidence: settled,
+          attempts: attempt,
+        };
+      case 'moved':
+        lastMove = outcome.cause;
+        if (guessed) attempt--;
+        continue;
+      case 'rejected':
+        return { kind: 'rejected', cause: outcome.cause };
+      case 'locked':
+        return {
+          kind: 'transient',
+          step: 'lock',
+          cause: `refs/heads/${branch} is locked by another process`,
+        };
+      case 'httpStatus':
+        if (outcome.status === 401 || outcome.status === 403)
+          return { kind: 'authFailed', cause: outcome.cause };
+        if (outcome.status === 404) return { kind: 'rejected', cause: outcome.cause };
+        return { kind: 'transient', step: 'push', cause: outcome.cause };
+      default: {
+        const unknown: never = outcome;
+        throw new Error(`unexpected push outcome ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+  return { kind: 'remoteMoved', attempts: maxAttempts, cause: lastMove };
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+
+/** Token credentials for an http(s) remote: Basic (username + token) or a Bearer token. */
+export const GitAuthSchema = z.union([
+  z.object({ username: z.string().min(1), token: z.string().min(1) }).strict(),
+  z.object({ bearer: z.string().min(1) }).strict(),
+]);
+export type GitAuth = z.infer<typeof GitAuthSchema>;
+
+export const GitRemoteSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('http'), url: z.string().url(), auth: GitAuthSchema.optional() }).strict(),
+  z.object({ kind: z.literal('local'), path: z.string().min(1) }).strict(),
+]);
+/** Where a branch is published: an http(s) smart-HTTP URL, or a bare repository on a local disk. */
+export type GitRemote = z.infer<typeof GitRemoteSchema>;
+
+const noLineBreak = (what: string) =>
+  z.string().refine((s) => !/[\n\r\0]/.test(s), `${what} has a line break`);
+const IdentitySchema = z
+  .object({
+    name: noLineBreak('name').refine((s) => !/[<>]/.test(s), 'name contains < or >'),
+    email: noLineBreak('email').refine((s) => !/[<>]/.test(s), 'email contains < or >'),
+    /** Seconds since the epoch. */
+    timestamp: z.number().int().nonnegative(),
+    /** Minutes, with isomorphic-git's (and `Date#getTimezoneOffset`'s) sign: -120 means +0200. */
+    timezoneOffset: z.number().int().min(-1440).max(1440),
+  })
+  .strict();
+export type GitIdentity = z.infer<typeof IdentitySchema>;
+
+const ContentSchema = z.union([z.string(), z.instanceof(Uint8Array)]);
+const PruneSchema = z.enum(['Never', 'OnEvent', 'Always']);
+export type PruneMode = z.infer<typeof PruneSchema>;
+
+export const GitOperationSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('put'), path: z.string(), content: ContentSchema }).strict(),
+  z.object({ op: z.literal('delete'), path: z.string() }).strict(),
+  z
+    .object({
+      op: z.literal('snapshot'),
+      scope: z.string(),
+      /**
+       * Which files under `scope` the snapshot covers, as a regular expression over their path
+       * relative to `scope` (all of them when absent): a per-type scope across namespaces is no folder.
+       */
+      match: z
+        .string()
+        .max(512)
+        .refine((source) => {
+          try {
+            new RegExp(source);
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'not a regular expression')
+        .optional(),
+      files: z.array(z.object({ path: z.string(), content: ContentSchema }).strict()),
+      prune: PruneSchema,
+    })
+    .strict(),
+]);
+/** One change to the tree: put a file, delete a path, or apply a scoped snapshot (mark and sweep). */
+export type GitOperation = z.infer<typeof GitOperationSchema>;
+
+export const GitWriteSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9._:@+-]{1,200}$/, 'write id must be 1-200 URL-safe characters'),
+    message: z.string().min(1),
+    author: IdentitySchema,
+    committer: IdentitySchema,
+    /** Repository-relative folder every operation must stay inside; '.' is the repository root. */
+    targetPath: z.string().min(1),
+    operations: z.array(GitOperationSchema),
+    /** An empty save record: always commits, even when the tree does not change. */
+    empty: z.boolean().optional(),
+  })
+  .strict();
+/** A pending write: becomes exactly one commit, or none when it changes nothing. */
+export type GitWrite = z.infer<typeof GitWriteSchema>;
+
+export const BranchNameSchema = z
+  .string()
+  .regex(/^(?!\/|.*\/\/|.*\.\.|.*\.lock$|.*[/.]$)[A-Za-z0-9._/-]+$/, 'not a valid branch name');
+
+/** Injected time source: deadlines are armed through it, so tests can drive them. */
+export type Clock = {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+};
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** The Git step a timeout or failure happened in. */
+export type GitStep = 'advertise' | 'fetch' | 'push' | 'probe' | 'lock' | 'publication';
+
+/** What a publication ended with. Never thrown: every outcome is data. */
+export type PublishResult =
+  | {
+      kind: 'published';
+      /** Per write: the commit SHA, or null when the write changed nothing. */
+      commits: Record<string, string | null>;
+      /** The remote branch head after the publication (null: an empty repository stayed empty). */
+      head: string | null;
+      /** True when a lost reply (or an earlier, unrecorded publication) was settled by finding our commits on the remote. */
+      settledByRemoteEvidence: boolean;
+      attempts: number;
+    }
+  | { kind: 'remoteMoved'; attempts: number; cause: string }
+  | { kind: 'transient'; step: GitStep; cause: string }
+  | { kind: 'rejected'; cause: string }
+  | { kind: 'authFailed'; cause: string }
+  | { kind: 'parentMissing'; parentBranch: string | null }
+  | { kind: 'timeout'; step: GitStep; afterMs: number }
+  | { kind: 'writeRefused'; writeId: string; cause: string };

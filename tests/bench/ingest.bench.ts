@@ -1,0 +1,190 @@
+/**
+ * Durable ingest benchmark (`npm run bench -- ingest`): the real app on the embedded host (real
+ * clock, SQLite, a local bare repository), driven over HTTP.
+ * 1. Throughput: audit EventLists of 400 events (the apiserver's webhook batch size) posted by 4
+ *    concurrent clients; events accepted per second (goal ≥ 10,000/s; the apiserver's audit
+ *    webhook tops out near 4,000/s). Each accepted batch is durable when answered.
+ * 2. Entity operations per accepted batch (goal: 1), counted at the host's client API.
+ * 3. Change-to-pushed latency p50/p99 with a 1 s idle window and no push cooldown (goal p99 ≤
+ *    idle window + 1 s): one change at a time, timed until the remote branch holds its commit.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { startHost } from '../../embedded/host';
+
+const run = promisify(execFile);
+const BATCHES = Number(process.env.INGEST_BATCHES ?? 100);
+const BATCH_SIZE = 400;
+const CLIENTS = 4;
+const LATENCY_SAMPLES = Number(process.env.LATENCY_SAMPLES ?? 20);
+
+function auditEvent(index: number, user: string) {
+  const name = `cm-${index}`;
+  const object = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'bench', resourceVersion: String(index + 1), uid: `uid-${index}` },
+    data: { value: 'x'.repeat(512), index: String(index) },
+  };
+  return {
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: 'RequestResponse',
+    auditID: `audit-${index}`,
+    stage: 'ResponseComplete',
+    requestURI: `/api/v1/namespaces/bench/configmaps/${name}`,
+    verb: 'update',
+    user: { username: user, groups: ['system:authenticated'] },
+    objectRef: { resource: 'configmaps', namespace: 'bench', name, apiVersion: 'v1' },
+    responseStatus: { metadata: {}, code: 200 },
+    responseObject: object,
+    requestReceivedTimestamp: '2026-11-29T00:00:00.000000Z',
+    stageTimestamp: '2026-11-29T00:00:00.010000Z',
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-ingest-'));
+  const remote = join(dataDir, 'state.git');
+  await run('git', ['init', '-q', '--bare', '-b', 'main', remote]);
+  const configFile = join(dataDir, 'kubescribe.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      repositories: [{ name: 'state', url: remote }],
+      targets: [
+        {
+          name: 'prod',
+          repository: 'state',
+          branch: 'main',
+          path: '.',
+          window: { idleTimeout: '1s', maxDuration: '1m' },
+        },
+      ],
+      limits: { pushCooldown: '0s' },
+      server: { auth: 'disabled' },
+    }),
+  );
+  Object.assign(process.env, {
+    KUBESCRIBE_CONFIG: configFile,
+    KUBESCRIBE_DATA: dataDir,
+    KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
+  });
+  const host = await startHost({
+    appEntry: join(__dirname, '..', '..', 'functions', 'index.ts'),
+    dataDir,
+    port: 0,
+    logger: (level, event, fields) => {
+      if (level === 'error') console.error(event, fields);
+    },
+  });
+  let entityOperations = 0;
+  const signal = host.client.signalEntity.bind(host.client);
+  host.client.signalEntity = (name, key, operation, input) => {
+    if (name === 'branch') entityOperations++;
+    signal(name, key, operation, input);
+  };
+
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${host.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return response.json() as Promise<{ accepted: number }>;
+  };
+
+  // Warm-up: the first request builds the runtime and starts the driver.
+  await post('/api/v1/targets/prod/audit', {
+    kind: 'EventList',
+    apiVersion: 'audit.k8s.io/v1',
+    items: [auditEvent(0, 'warmup')],
+  });
+  entityOperations = 0;
+
+  let nextBatch = 0;
+  let accepted = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      while (nextBatch < BATCHES) {
+        const batch = nextBatch++;
+        const items = Array.from({ length: BATCH_SIZE }, (_, i) =>
+          auditEvent(batch * BATCH_SIZE + i, `user-${client}`),
+        );
+        const answer = await post('/api/v1/targets/prod/audit', {
+          kind: 'EventList',
+          apiVersion: 'audit.k8s.io/v1',
+          items,
+        });
+        accepted += answer.accepted;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const eventsPerSecond = accepted / seconds;
+  const operationsPerBatch = entityOperations / BATCHES;
+  await host.waitForIdle();
+
+  const head = async () =>
+    (
+      await run('git', [`--git-dir=${remote}`, 'rev-parse', '--verify', '-q', 'main']).catch(() => ({
+        stdout: '',
+      }))
+    ).stdout.trim();
+  const latencies: number[] = [];
+  for (let sample = 0; sample < LATENCY_SAMPLES; sample++) {
+    const before = await head();
+    const sent = performance.now();
+    await post('/api/v1/targets/prod/events', {
+      events: [
+        {
+          type: 'MODIFIED',
+          resource: 'configmaps',
+          author: { username: 'latency' },
+          object: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'latency', namespace: 'bench', resourceVersion: String(10_000_000 + sample) },
+            data: { sample: String(sample) },
+          },
+        },
+      ],
+    });
+    while ((await head()) === before) {
+      if (performance.now() - sent > 30_000) throw new Error('a change was not pushed within 30 s');
+      await sleep(10);
+    }
+    latencies.push(performance.now() - sent);
+  }
+  latencies.sort((a, b) => a - b);
+  await host.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  console.log(
+    `ingest: ${accepted} audit events in ${BATCHES} batches of ${BATCH_SIZE}, ${CLIENTS} clients, ${seconds.toFixed(2)} s`,
+  );
+  console.log(
+    `  events accepted per second: ${Math.round(eventsPerSecond)} (goal >= 10,000; apiserver audit ceiling ~4,000; ratio to goal ${(eventsPerSecond / 10_000).toFixed(2)}x)`,
+  );
+  console.log(`  entity operations per accepted batch: ${operationsPerBatch.toFixed(2)} (goal 1)`);
+  console.log(
+    `  change-to-pushed latency, 1 s idle window: p50 ${Math.round(p50)} ms, p99 ${Math.round(p99)} ms over ${LATENCY_SAMPLES} changes (goal p99 <= 2000 ms; ratio ${(p99 / 2000).toFixed(2)}x)`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,195 @@
+import { spawn } from 'node:child_process';
+import { readdir, stat, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import { publish } from '../../../shared/git/publish';
+import { aWrite } from '../../support/git/aWrite';
+import { runGit } from '../../support/git/runGit';
+import { fsck, type GitWorld, logOf, startGitWorld } from './gitFixture';
+import { otherWriter } from './otherWriter';
+
+let world: GitWorld;
+beforeAll(async () => {
+  world = await startGitWorld();
+});
+afterEach(() => world.proxy.reset());
+afterAll(() => world.stop());
+
+async function packsIn(cacheDir: string): Promise<string[]> {
+  const [gitdir] = await readdir(cacheDir);
+  const dir = join(cacheDir, gitdir!, 'objects', 'pack');
+  return (await readdir(dir)).map((name) => join(dir, name));
+}
+
+describe('the per-branch object cache', () => {
+  it('indexes a fetched history full of deltas so that git verifies it, and builds on it', async () => {
+    const big = (rev: number) =>
+      Array.from({ length: 400 }, (_, i) => `line ${i}: ${i % 50 === rev ? 'changed' : 'same'}\n`).join('');
+    const { url, gitdir } = await world.repo({ files: { 'big.yaml': big(0) } });
+    const commits = [1, 2, 3, 4].map(
+      (rev) =>
+        `commit refs/heads/main\ncommitter c <c@example.invalid> ${1_700_000_000 + rev} +0000\ndata 2\nc${rev}\nfrom refs/heads/main^0\nM 100644 inline big.yaml\ndata ${Buffer.byteLength(big(rev))}\n${big(rev)}\n`,
+    );
+    await runGit({ args: ['--git-dir', gitdir, 'fast-import', '--quiet'], input: commits.join('') });
+    await runGit({ args: ['--git-dir', gitdir, 'repack', '-adfq'] });
+    const cacheDir = await world.cacheDir();
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ files: { 'small.yaml': 's\n' } })],
+      cacheDir,
+    });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    const verified = await runGit({
+      args: ['verify-pack', '-v', ...(await packsIn(cacheDir)).filter((f) => f.endsWith('.idx'))],
+    });
+    expect(verified).toMatch(/chain length = [1-9]/);
+    expect(await runGit({ args: ['--git-dir', gitdir, 'show', 'main:big.yaml'] })).toBe(big(4).trimEnd());
+    await fsck(gitdir);
+  });
+
+  it('is reused: a second publication sends only its push when the remote did not move', async () => {
+    const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
+      cacheDir,
+    });
+    const seen = world.proxy.requests.length;
+
+    const second = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ files: { 'c.yaml': 'c\n' } })],
+      cacheDir,
+    });
+
+    expect(second).toMatchObject({ kind: 'published' });
+    expect(world.proxy.requests.slice(seen).map((r) => r.kind)).toEqual(['push']);
+  });
+
+  it('is refreshed when the remote moved: the guessed push is refused, then only the new commits are fetched', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
+      cacheDir,
+    });
+    const pushOne = await otherWriter({
+      url: `${world.serverUrl}/${gitdir.split('/').pop()}`,
+      root: world.root,
+    });
+    await pushOne();
+    const seen = world.proxy.requests.length;
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ files: { 'c.yaml': 'c\n' } })],
+      cacheDir,
+      maxAttempts: 1,
+    });
+
+    expect(result).toMatchObject({ kind: 'published', attempts: 1 });
+    expect(world.proxy.requests.slice(seen).map((r) => r.kind)).toEqual([
+      'push',
+      'refs',
+      'ls-refs',
+      'fetch',
+      'push',
+    ]);
+    expect((await logOf(gitdir)).map((line) => line.slice(41))).toEqual([
+      expect.stringMatching(/^write/),
+      'other writer 1',
+      expect.stringMatching(/^write/),
+      'seed',
+    ]);
+  });
+
+  it('survives a publication killed mid-push, and the next one lands every write once', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    const writes = [aWrite({ id: 'k1', files: { 'b.yaml': 'b\n' } }), aWrite({ id: 'k2', empty: true })];
+    world.proxy.inject({ on: 'push', fault: { kind: 'stall' } });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(__dirname, 'publishInChild.ts'),
+        JSON.stringify({ remote: { kind: 'http', url }, branch: 'main', writes, cacheDir }),
+      ],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    for (let i = 0; i < 300 && !world.proxy.requests.some((r) => r.fault === 'stall'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGKILL');
+    await exited;
+
+    const result = await publish({ remote: { kind: 'http', url }, branch: 'main', writes, cacheDir });
+
+    expect(result).toMatchObject({ kind: 'published', settledByRemoteEvidence: false });
+    expect((await logOf(gitdir)).map((line) => line.slice(41))).toEqual(['write k2', 'write k1', 'seed']);
+    await fsck(gitdir);
+  });
+
+  it('drops a pack cut short (as a kill while writing leaves it) and fetches again', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
+      cacheDir,
+    });
+    for (const file of await packsIn(cacheDir)) {
+      if (file.endsWith('.pack')) await truncate(file, Math.floor((await stat(file)).size / 2));
+    }
+    const pushOne = await otherWriter({
+      url: `${world.serverUrl}/${gitdir.split('/').pop()}`,
+      root: world.root,
+    });
+    await pushOne();
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ id: 'after', files: { 'c.yaml': 'c\n' } })],
+      cacheDir,
+    });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    expect((await logOf(gitdir)).map((line) => line.slice(41))).toEqual([
+      'write after',
+      'other writer 1',
+      expect.any(String),
+      'seed',
+    ]);
+    await fsck(gitdir);
+  });
+
+  it('stays a few packs after many publications, and keeps building on the right trees', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    for (let i = 0; i < 12; i++) {
+      const write = aWrite({ id: `many-${i}`, files: { [`d${i % 3}/f${i}.yaml`]: `i: ${i}\n` } });
+      expect(
+        await publish({ remote: { kind: 'http', url }, branch: 'main', writes: [write], cacheDir }),
+      ).toMatchObject({
+        kind: 'published',
+      });
+    }
+
+    expect((await packsIn(cacheDir)).filter((f) => f.endsWith('.pack')).length).toBeLessThanOrEqual(9);
+    const files = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', 'main'] });
+    expect(files.split('\n')).toHaveLength(13);
+    await fsck(gitdir);
+  });
+});

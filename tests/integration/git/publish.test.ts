@@ -1,0 +1,274 @@
+import { GitPublishInputInvalid } from '../../../shared/git/errors';
+import { publish } from '../../../shared/git/publish';
+import { aWrite } from '../../support/git/aWrite';
+import { runGit } from '../../support/git/runGit';
+import { fsck, type GitWorld, logOf, showFile, startGitWorld } from './gitFixture';
+
+let world: GitWorld;
+beforeAll(async () => {
+  world = await startGitWorld();
+});
+afterAll(() => world.stop());
+
+describe('publishing pending writes over smart HTTP', () => {
+  it('lands each write as one commit with its author, message and write trailer', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'README.md': 'hello\n' } });
+    const first = aWrite({
+      id: 'w-a',
+      files: { 'apps/web.yaml': 'kind: Deployment\n' },
+      message: '[CREATE] apps/v1/deployments/web',
+    });
+    const second = aWrite({ id: 'w-b', files: { 'apps/db.yaml': 'kind: StatefulSet\n' } });
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [first, second],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toMatchObject({ kind: 'published', settledByRemoteEvidence: false });
+    if (result.kind !== 'published') return;
+    const log = await logOf(gitdir);
+    expect(log).toHaveLength(3);
+    expect(log[0]).toBe(`${result.commits['w-b']} write w-b`);
+    expect(log[1]).toBe(`${result.commits['w-a']} [CREATE] apps/v1/deployments/web`);
+    expect(result.head).toBe(result.commits['w-b']);
+    const raw = await runGit({ args: ['--git-dir', gitdir, 'cat-file', 'commit', result.commits['w-a']!] });
+    expect(raw).toContain('author Alice Example <alice@example.invalid> 1750000000 +0100');
+    expect(raw).toContain('committer kubescribe <kubescribe@example.invalid> 1750000000 +0100');
+    expect(raw).toMatch(/\n\nKubescribe-Write: w-a$/);
+    expect(await showFile(gitdir, 'main', 'apps/web.yaml')).toBe('kind: Deployment');
+    expect(await showFile(gitdir, 'main', 'README.md')).toBe('hello');
+    await fsck(gitdir);
+  });
+
+  it('makes no commit for a write that changes nothing, but always commits an empty save record', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a: 1\n' } });
+    const same = aWrite({ id: 'same', files: { 'a.yaml': 'a: 1\n' } });
+    const save = aWrite({ id: 'save', message: 'save: release 1.2', empty: true });
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [same, save],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toMatchObject({ kind: 'published', commits: { same: null } });
+    if (result.kind !== 'published') return;
+    expect(await logOf(gitdir)).toEqual([
+      `${result.commits.save} save: release 1.2`,
+      expect.stringMatching(/ seed$/),
+    ]);
+    await fsck(gitdir);
+  });
+
+  it('deletes paths and applies a snapshot with prune Always, keeping files outside the scope', async () => {
+    const { url, gitdir } = await world.repo({
+      files: { 't/ns/a.yaml': 'a\n', 't/ns/b.yaml': 'b\n', 't/other/c.yaml': 'c\n', 't/gone.yaml': 'x\n' },
+    });
+    const write = aWrite({
+      id: 'snap',
+      targetPath: 't',
+      operations: [
+        { op: 'delete', path: 't/gone.yaml' },
+        { op: 'snapshot', scope: 't/ns', prune: 'Always', files: [{ path: 't/ns/b.yaml', content: 'b2\n' }] },
+      ],
+    });
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [write],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result.kind).toBe('published');
+    const files = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', 'main'] });
+    expect(files.split('\n')).toEqual(['t/ns/b.yaml', 't/other/c.yaml']);
+    expect(await showFile(gitdir, 'main', 't/ns/b.yaml')).toBe('b2');
+  });
+
+  it('sweeps only the files a per-type snapshot covers, across namespaces', async () => {
+    const { url, gitdir } = await world.repo({
+      files: {
+        't/a/apps/deployments/old.yaml': 'old\n',
+        't/b/apps/deployments/web.yaml': 'web\n',
+        't/a/configmaps/keep.yaml': 'keep\n',
+      },
+    });
+    const write = aWrite({
+      id: 'per-type',
+      targetPath: 't',
+      operations: [
+        {
+          op: 'snapshot',
+          scope: 't',
+          match: '^[^/]+/apps/deployments/[^/]+\\.yaml$',
+          prune: 'Always',
+          files: [{ path: 't/b/apps/deployments/web.yaml', content: 'web2\n' }],
+        },
+      ],
+    });
+
+    expect(
+      (
+        await publish({
+          remote: { kind: 'http', url },
+          branch: 'main',
+          writes: [write],
+          cacheDir: await world.cacheDir(),
+        })
+      ).kind,
+    ).toBe('published');
+    const files = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', 'main'] });
+    expect(files.split('\n')).toEqual(['t/a/configmaps/keep.yaml', 't/b/apps/deployments/web.yaml']);
+  });
+
+  it('keeps files a snapshot lacks when its prune mode is OnEvent', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'ns/a.yaml': 'a\n' } });
+    const write = aWrite({
+      id: 'keep',
+      operations: [
+        { op: 'snapshot', scope: 'ns', prune: 'OnEvent', files: [{ path: 'ns/b.yaml', content: 'b\n' }] },
+      ],
+    });
+
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [write],
+      cacheDir: await world.cacheDir(),
+    });
+
+    const files = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', 'main'] });
+    expect(files.split('\n')).toEqual(['ns/a.yaml', 'ns/b.yaml']);
+  });
+
+  it('refuses a write whose path leaves its target, naming the write, and publishes nothing', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const before = await logOf(gitdir);
+    const fine = aWrite({ id: 'fine', files: { 'team-a/x.yaml': 'x\n' }, targetPath: 'team-a' });
+    const escaping = aWrite({ id: 'escape', files: { 'team-b/y.yaml': 'y\n' }, targetPath: 'team-a' });
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [fine, escaping],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toEqual({
+      kind: 'writeRefused',
+      writeId: 'escape',
+      cause: expect.stringContaining('outside the target'),
+    });
+    expect(await logOf(gitdir)).toEqual(before);
+  });
+
+  it('refuses a put through an existing file', async () => {
+    const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const write = aWrite({ id: 'through', files: { 'a.yaml/b.yaml': 'b\n' } });
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [write],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toEqual({
+      kind: 'writeRefused',
+      writeId: 'through',
+      cause: 'a.yaml is a file, not a folder',
+    });
+  });
+
+  it('starts a missing branch from its parent, and from the default branch without one', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    await runGit({ args: ['--git-dir', gitdir, 'branch', 'release', 'main'] });
+    await runGit({
+      args: [
+        '--git-dir',
+        gitdir,
+        'update-ref',
+        'refs/heads/main',
+        await runGit({
+          args: ['--git-dir', gitdir, 'commit-tree', 'main^{tree}', '-p', 'main', '-m', 'newer'],
+        }),
+      ],
+    });
+    const cacheDir = await world.cacheDir();
+
+    const fromParent = await publish({
+      remote: { kind: 'http', url },
+      branch: 'feature',
+      parentBranch: 'release',
+      writes: [aWrite({ files: { 'f.yaml': 'f\n' } })],
+      cacheDir,
+    });
+    const fromDefault = await publish({
+      remote: { kind: 'http', url },
+      branch: 'other',
+      writes: [aWrite({ files: { 'o.yaml': 'o\n' } })],
+      cacheDir,
+    });
+
+    expect(fromParent).toMatchObject({ kind: 'published' });
+    expect(fromDefault).toMatchObject({ kind: 'published' });
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'feature~1'] })).toBe(
+      await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'release'] }),
+    );
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'other~1'] })).toBe(
+      await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'main'] }),
+    );
+    await fsck(gitdir);
+  });
+
+  it('says the parent is missing when neither the branch nor its parent exist', async () => {
+    const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'feature',
+      parentBranch: 'nope',
+      writes: [aWrite({ files: { 'f.yaml': 'f\n' } })],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toEqual({ kind: 'parentMissing', parentBranch: 'nope' });
+  });
+
+  it('gives an empty repository a root commit', async () => {
+    const { url, gitdir } = await world.repo();
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ id: 'root', files: { 'a.yaml': 'a\n' } })],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result.kind).toBe('published');
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-list', '--parents', 'main'] })).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
+    await fsck(gitdir);
+  });
+
+  it('throws a typed input error, naming the problem, for writes with the same id', async () => {
+    const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const twice = aWrite({ id: 'dup', files: { 'b.yaml': 'b\n' } });
+
+    const attempt = publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [twice, twice],
+      cacheDir: await world.cacheDir(),
+    });
+
+    await expect(attempt).rejects.toBeInstanceOf(GitPublishInputInvalid);
+    await expect(attempt).rejects.toThrow(/write ids must be unique/);
+  });
+});

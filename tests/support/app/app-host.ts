@@ -1,0 +1,128 @@
+// Runs the real kubescribe app (functions/index.ts) on the embedded host in the test's process,
+// with a virtual clock that also drives `Date` (the HTTP layer stamps receipt time with it).
+// Test files that use it must map the worker module first (jest's registry bypasses Node's loader):
+//   jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core-module').coreModule, { virtual: true });
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { virtualClock } from '../../../embedded/clock';
+import { type HostHandle, startHost } from '../../../embedded/host';
+import type { LogRecord } from '../../../embedded/log';
+
+const run = promisify(execFile);
+const APP_ENTRY = join(__dirname, '..', '..', '..', 'functions', 'index.ts');
+
+/** A response as the tests read it: the JSON body is asserted on with matchers, not typed. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert their shape with matchers.
+export type AppResponse = { status: number; body: any; headers: Headers };
+
+export interface AppHost {
+  host: HostHandle;
+  dataDir: string;
+  logs: LogRecord[];
+  /** Calls a route of the app (`/api/...`) over real HTTP; JSON bodies are sent as JSON. */
+  http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<AppResponse>;
+  /** Moves the virtual clock (and `Date`) forward and waits until the host is idle again. */
+  advance(ms: number): Promise<void>;
+  now(): number;
+  /** Stops the host and starts a new one on the same data folder and clock. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the app with `config` (the configuration file's content) and `env` (token variables).
+ * Only one app host per test file: the app builds its runtime once per module registry.
+ */
+export async function startAppHost(config: object, env: Record<string, string> = {}): Promise<AppHost> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-'));
+  const configFile = join(dataDir, 'kubescribe.json');
+  writeFileSync(configFile, JSON.stringify(config));
+  Object.assign(process.env, {
+    KUBESCRIBE_CONFIG: configFile,
+    KUBESCRIBE_DATA: dataDir,
+    KUBESCRIBE_GIT_CACHE: join(dataDir, 'git-cache'),
+    ...env,
+  });
+  // Whole seconds keep Git's commit times (seconds) and the branch's instants comparable.
+  const clock = virtualClock(Math.floor(Date.now() / 1000) * 1000);
+  jest.useFakeTimers({
+    doNotFake: [
+      'hrtime',
+      'nextTick',
+      'performance',
+      'queueMicrotask',
+      'setImmediate',
+      'clearImmediate',
+      'setInterval',
+      'clearInterval',
+      'setTimeout',
+      'clearTimeout',
+    ],
+  });
+  jest.setSystemTime(clock.now());
+  const logs: LogRecord[] = [];
+  const start = () =>
+    startHost({
+      appEntry: APP_ENTRY,
+      dataDir,
+      port: 0,
+      clock,
+      hostJson: { maxConcurrentActivities: 4 },
+      logger: (level, event, fields) =>
+        logs.push({ time: new Date(clock.now()).toISOString(), level, event, ...fields }),
+    });
+  const app: AppHost = {
+    host: await start(),
+    dataDir,
+    logs,
+    async http(method, path, body, headers = {}) {
+      const res = await fetch(`${app.host.url}${path}`, {
+        method,
+        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async advance(ms) {
+      await app.host.waitForIdle();
+      // Step by at most a second so that each deadline fires at its own time, as it would live.
+      for (let left = ms; left > 0; left -= 1000) {
+        const step = Math.min(1000, left);
+        jest.setSystemTime(clock.now() + step);
+        clock.advance(step);
+        await app.host.waitForIdle();
+      }
+    },
+    now: () => clock.now(),
+    async restart() {
+      await app.host.stop();
+      app.host = await start();
+    },
+    async stop() {
+      await app.host.stop();
+      jest.useRealTimers();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return app;
+}
+
+/** Creates an empty bare repository whose default branch is `main`. */
+export async function createBareRepository(path: string): Promise<string> {
+  await run('git', ['init', '--quiet', '--bare', '--initial-branch=main', path]);
+  return path;
+}
+
+/** Runs the real `git` CLI (asynchronously: a synchronous call could block a server in this process). */
+export async function git(gitDir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('git', [`--git-dir=${gitDir}`, ...args], { maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
