@@ -44,12 +44,40 @@ const clone = <T>(value: T): T => structuredClone(value);
 export class ObjectStore {
   private revision = 0;
   private readonly objects = new Map<string, KubeObject>();
+  private readonly listeners = new Set<(change: StoredChange) => void>();
   readonly changes: StoredChange[] = [];
+  /** The oldest resourceVersion a watch may still start from; older ones get 410 Expired (etcd compaction). */
+  oldestWatchableRevision = 0;
 
   constructor(private readonly now: () => Date = () => new Date()) {}
 
   static key(type: ResourceType, namespace: string | undefined, name: string): string {
     return [type.group, type.resource, namespace ?? '', name].join('/');
+  }
+
+  /** The collection resourceVersion: the newest revision of any write. */
+  get currentRevision(): number {
+    return this.revision;
+  }
+
+  /** Current objects whose key starts with `prefix`, in key order (a list's stable order). */
+  list(prefix: string): { key: string; object: KubeObject }[] {
+    return [...this.objects.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, object]) => ({ key, object: clone(object) }));
+  }
+
+  /** Calls `listener` with every later change; returns the unsubscribe function. */
+  subscribe(listener: (change: StoredChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Forgets the change history, as etcd compaction does: watches from any earlier revision expire. */
+  compact(): void {
+    this.oldestWatchableRevision = this.revision;
+    this.changes.length = 0;
   }
 
   get(key: string): KubeObject | undefined {
@@ -85,7 +113,7 @@ export class ObjectStore {
       ...clone(previous),
       metadata: { ...previous.metadata, resourceVersion: String(this.revision) },
     };
-    this.changes.push({ type: 'DELETED', resourceVersion: this.revision, key, object: gone });
+    this.record({ type: 'DELETED', resourceVersion: this.revision, key, object: gone });
     return clone(gone);
   }
 
@@ -93,7 +121,12 @@ export class ObjectStore {
     this.revision += 1;
     object.metadata.resourceVersion = String(this.revision);
     this.objects.set(key, object);
-    this.changes.push({ type, resourceVersion: this.revision, key, object: clone(object) });
+    this.record({ type, resourceVersion: this.revision, key, object: clone(object) });
     return clone(object);
+  }
+
+  private record(change: StoredChange): void {
+    this.changes.push(change);
+    for (const listener of this.listeners) listener(change);
   }
 }

@@ -6,14 +6,16 @@
  * optimistic concurrency, uid preconditions and bearer-token auth. It does not validate schemas,
  * run admission or enforce RBAC.
  *
- * Not served yet: list and watch. The store keeps every change in order with its resourceVersion
- * (`store.changes`), which is what a list (`metadata.resourceVersion`, `continue`) and a chunked
- * watch stream (ADDED/MODIFIED/DELETED, BOOKMARK, ERROR with a 410 Expired Status) would read;
- * add them as another branch of `serveCollection`.
+ * It also serves LIST (`limit`/`continue`) and chunked WATCH streams (ADDED/MODIFIED/DELETED,
+ * BOOKMARK, ERROR with a 410 Expired Status) from the store's ordered change log; `watchList: false`
+ * makes it refuse `sendInitialEvents` as a server without the WatchList feature does. Tests drive
+ * what a real server does on its own schedule: `bookmark()`, `compact()` (then watches expire) and
+ * `endWatches()` (a watch's server-side timeout).
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { type OpenWatch, openWatch, refuseWatch, serveList } from './collection-reads';
 import { handleItem, type Reply } from './item-handlers';
 import { type KubeObject, ObjectStore, type ResourceType } from './object-store';
 import { type ResolvedPath, resolvePath } from './routes';
@@ -22,6 +24,8 @@ import { statusObjects } from './status-objects';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string's parameters (a list's `limit`, a watch's `resourceVersion`). */
+  query: Record<string, string>;
   contentType: string;
   authorization: string | undefined;
   body: unknown;
@@ -57,6 +61,14 @@ export interface FakeKubeApi {
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined;
   delete(type: ResourceType, namespace: string | undefined, name: string): void;
   injectFault(fault: Fault): void;
+  /** Sends a BOOKMARK at the current revision on every open watch that allowed bookmarks. */
+  bookmark(): void;
+  /** Compacts the history: open watches get ERROR 410, and later watches from older revisions too. */
+  compact(): void;
+  /** Ends every open watch stream cleanly, as the server's watch timeout does. */
+  endWatches(): void;
+  /** How many watch streams are open now. */
+  openWatches(): number;
   close(): Promise<void>;
 }
 
@@ -68,12 +80,16 @@ export async function startFakeKubeApi({
   types,
   bearerToken,
   tls,
+  watchList = true,
 }: {
   types: readonly ResourceType[];
   bearerToken: string;
   tls?: { key: string; cert: string };
+  /** Whether `sendInitialEvents` (streaming list, KEP-3157) is served; default true. */
+  watchList?: boolean;
 }): Promise<FakeKubeApi> {
   const store = new ObjectStore();
+  const watches = new Set<OpenWatch>();
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
   const sockets = new Set<Socket>();
@@ -110,6 +126,7 @@ export async function startFakeKubeApi({
     requests.push({
       method,
       path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
       contentType,
       authorization: req.headers.authorization,
       body,
@@ -140,7 +157,28 @@ export async function startFakeKubeApi({
       });
       return;
     }
+    if (resolved.scope === 'collection' && method === 'GET') {
+      serveRead({ type: resolved.type, namespace: resolved.namespace, query: url.searchParams }, res);
+      return;
+    }
     send(res, route(resolved, method, contentType, body));
+  };
+
+  const serveRead = (read: Parameters<typeof serveList>[1], res: ServerResponse): void => {
+    const watching = read.query.get('watch') === 'true' || read.query.get('watch') === '1';
+    if (!watching) {
+      const list = serveList(store, read);
+      sendJson(res, list.status, list.body);
+      return;
+    }
+    const refusal = refuseWatch(read, watchList);
+    if (refusal !== undefined) {
+      sendJson(res, refusal.status, refusal.body);
+      return;
+    }
+    const watch = openWatch(store, read, res);
+    watches.add(watch);
+    res.on('close', () => watches.delete(watch));
   };
 
   const route = (resolved: ResolvedPath, method: string, contentType: string, body: unknown): Reply => {
@@ -198,6 +236,17 @@ export async function startFakeKubeApi({
     injectFault: (fault) => {
       faults.push({ ...fault });
     },
+    bookmark: () => {
+      for (const watch of watches) watch.bookmark();
+    },
+    compact: () => {
+      store.compact();
+      for (const watch of [...watches]) watch.expire();
+    },
+    endWatches: () => {
+      for (const watch of [...watches]) watch.end();
+    },
+    openWatches: () => watches.size,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve, reject) =>

@@ -1,0 +1,16 @@
+/** The `kubescribe forward --help` text. */
+export const forwardUsage = `Usage: kubescribe forward --config <file> [--once]
+
+Watches the configured Kubernetes resource types and posts their changes to kubescribe:
+a complete snapshot per type first, then live events in batches. Resumes from the cursor
+file after a restart; on 410 Gone takes a fresh snapshot.
+
+Options:
+  --config <file>  the forwarder configuration (YAML or JSON); default $KUBESCRIBE_FORWARDER_CONFIG
+  --once           post one snapshot of each type, save the cursors, and exit (first import, CronJob)
+  -h, --help       show this help
+
+Cluster access follows kubeconfig rules (cluster.inCluster, cluster.kubeconfig, $KUBECONFIG,
+~/.kube/config). The kubescribe token is read from the variable named by kubescribe.tokenEnv.
+See docs/forwarder.md.
+`;

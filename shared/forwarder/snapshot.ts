@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { forwardedObject } from './forwarded-object';
+import type { KubeObject } from './kube-reads';
+import type { SnapshotProgress } from './progress';
+import type { WatchScope } from './scopes';
+import type { Webhook } from './webhook';
+
+/** Snapshot parts are cut at whichever comes first: this many objects or this many bytes. */
+export interface PartLimits {
+  partObjects: number;
+  partBytes: number;
+}
+
+/**
+ * Posts one scope's snapshot through `…/snapshots/{id}/parts` as objects arrive, then `complete`
+ * with the scope and revision. Only a completed snapshot is applied (and swept), so a crash midway
+ * deletes nothing; the next attempt uses a new id.
+ */
+export class SnapshotUpload {
+  private readonly id = randomUUID();
+  private entries: { resource: string; object: KubeObject }[] = [];
+  private bytes = 0;
+  private posted = 0;
+
+  constructor(
+    private readonly webhook: Webhook,
+    private readonly scope: WatchScope,
+    private readonly scopeName: string,
+    private readonly limits: PartLimits,
+    private readonly progress: SnapshotProgress,
+  ) {}
+
+  /** Adds an object; posts a part when the part is full. */
+  async add(object: KubeObject, total?: number): Promise<void> {
+    const entry = { resource: this.scope.resource, object: forwardedObject(object) };
+    const size = JSON.stringify(entry).length;
+    if (this.entries.length > 0 && this.bytes + size > this.limits.partBytes) await this.postPart(total);
+    this.entries.push(entry);
+    this.bytes += size;
+    if (this.entries.length >= this.limits.partObjects) await this.postPart(total);
+  }
+
+  /** Posts the last part and completes the snapshot at `revision`. Returns how many objects it held. */
+  async complete(revision: string): Promise<number> {
+    if (this.entries.length > 0) await this.postPart(undefined);
+    const { group, resource, namespace } = this.scope;
+    await this.webhook.post(`/snapshots/${this.id}/complete`, {
+      scope: { group, resource, ...(namespace === undefined ? {} : { namespace }) },
+      revision,
+    });
+    this.progress.done(this.scopeName, this.posted);
+    return this.posted;
+  }
+
+  private async postPart(total: number | undefined): Promise<void> {
+    const objects = this.entries;
+    this.entries = [];
+    this.bytes = 0;
+    await this.webhook.post(`/snapshots/${this.id}/parts`, { objects });
+    this.posted += objects.length;
+    this.progress.advanced(this.scopeName, this.posted, total);
+  }
+}

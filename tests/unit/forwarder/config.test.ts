@@ -1,0 +1,48 @@
+import { parseForwarderConfig } from '../../../shared/forwarder/config';
+import { ForwarderConfigInvalid } from '../../../shared/forwarder/errors';
+import { watchScopes } from '../../../shared/forwarder/scopes';
+
+const minimal = `
+kubescribe: { url: "http://127.0.0.1:7071", target: prod, tokenEnv: KUBESCRIBE_TOKEN }
+resources:
+  - { group: apps, version: v1, resource: deployments }
+  - { group: "", version: v1, resource: namespaces, clusterScoped: true }
+namespaces: [prod, staging]
+`;
+
+describe('the forwarder configuration', () => {
+  it('fills in the batch, snapshot and cursor defaults', () => {
+    const config = parseForwarderConfig(minimal);
+    expect(config.batch).toEqual({ maxEvents: 200, maxBytes: 4 * 1024 * 1024, maxDelay: 1000 });
+    expect(config.snapshot).toEqual({ partObjects: 500, partBytes: 4 * 1024 * 1024, listPageSize: 500 });
+    expect(config.exclude.fieldManagers).toEqual([]);
+    expect(config.cursorFile).toBe('.kubescribe-forwarder/cursors.json');
+  });
+
+  it('watches each namespaced type once per namespace and a cluster-scoped type cluster-wide', () => {
+    expect(watchScopes(parseForwarderConfig(minimal))).toEqual([
+      { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'prod' },
+      { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'staging' },
+      { group: '', version: 'v1', resource: 'namespaces', namespace: undefined },
+    ]);
+  });
+
+  it('reads Go-style durations for the batch delay', () => {
+    expect(parseForwarderConfig(`${minimal}batch: { maxDelay: 1m30s }`).batch.maxDelay).toBe(90_000);
+  });
+
+  it('refuses an unknown key, a kind instead of a plural resource, and a token in the file, naming each path', () => {
+    const bad = `
+kubescribe: { url: "http://127.0.0.1:7071", target: prod, token: abc }
+resources: [{ group: apps, version: v1, resource: Deployment }]
+`;
+    expect(() => parseForwarderConfig(bad)).toThrow(ForwarderConfigInvalid);
+    try {
+      parseForwarderConfig(bad);
+    } catch (error) {
+      const paths = (error as ForwarderConfigInvalid).data.issues.map((issue) => issue.path);
+      expect(paths).toEqual(expect.arrayContaining(['kubescribe', 'resources.0.resource']));
+      expect((error as Error).message).not.toContain('abc');
+    }
+  });
+});
