@@ -7,6 +7,8 @@ import {
   admissionResponse,
   type Change,
   type Ignored,
+  type NormalizeResult,
+  type NormalizeTarget,
   normalizeAdmissionReview,
   normalizeAuditEvents,
   normalizeSnapshot,
@@ -29,39 +31,48 @@ interface Deps {
 }
 
 /** `POST /api/v1/targets/{target}/events`: watch events from a forwarder or any client. */
-export async function postEvents({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
-  const target = accessTarget(runtime, request);
-  const body = await readJson(request.body, runtime.bodyLimitBytes);
-  const result = normalized('events body', () =>
-    normalizeWatchEvents({ body, target: normalizeTarget(target) }),
-  );
-  await admitChanges({
-    runtime,
-    gateway,
-    target,
-    changes: result.changes,
+export function postEvents(deps: Deps, request: RouteRequest): Promise<ApiResponse> {
+  return ingest(deps, request, {
+    payload: 'events body',
+    normalize: normalizeWatchEvents,
     attribution: 'watch',
-    at: request.at,
+    status: 202,
   });
-  return accepted(202, result.changes, result.ignored, target);
 }
 
 /** `POST /api/v1/targets/{target}/audit`: an `audit.k8s.io/v1` EventList from the apiserver's webhook backend. */
-export async function postAudit({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
+export function postAudit(deps: Deps, request: RouteRequest): Promise<ApiResponse> {
+  return ingest(deps, request, {
+    payload: 'audit EventList',
+    normalize: normalizeAuditEvents,
+    attribution: 'audit',
+    status: 200,
+  });
+}
+
+/** Reads a cluster payload, normalizes it into changes, and admits them to the target's branch. */
+async function ingest(
+  { runtime, gateway }: Deps,
+  request: RouteRequest,
+  how: {
+    payload: string;
+    normalize: (input: { body: unknown; target: NormalizeTarget }) => NormalizeResult;
+    attribution: 'audit' | 'watch';
+    status: number;
+  },
+): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
-  const result = normalized('audit EventList', () =>
-    normalizeAuditEvents({ body, target: normalizeTarget(target) }),
-  );
+  const result = normalized(how.payload, () => how.normalize({ body, target: normalizeTarget(target) }));
   await admitChanges({
     runtime,
     gateway,
     target,
     changes: result.changes,
-    attribution: 'audit',
+    attribution: how.attribution,
     at: request.at,
   });
-  return accepted(200, result.changes, result.ignored, target);
+  return accepted(how.status, result.changes, result.ignored, target);
 }
 
 /** `POST /api/v1/targets/{target}/snapshots`: a complete scoped snapshot in one body. */
