@@ -14,7 +14,7 @@ export type DriverStep =
   | { type: 'sleep'; until: string; reason: 'deadline' | 'heartbeat' };
 
 /** An idle driver still wakes this often, in case a `wake` event was lost around `continueAsNew`. */
-export const DRIVER_HEARTBEAT_MS = 5 * 60 * 1000;
+export const DRIVER_HEARTBEAT_MS = 60 * 1000;
 
 /** How many loops one driver execution runs before `continueAsNew`, to keep its history short. */
 export const DRIVER_LOOPS_PER_EXECUTION = 50;
