@@ -117,9 +117,10 @@ function* activityOr<T>(task: Task, onFailure: (message: string) => T): Generato
   try {
     return yield task;
   } catch (error) {
-    // The first line names the failure; the rest is a stack trace that no status should carry.
+    // The message without the stack trace the host appends (no status should carry one), on one line.
     const message = error instanceof Error ? error.message : String(error);
-    return onFailure(scrubSecrets(message.split('\n')[0]!.trim()));
+    const withoutStack = message.split(/\n\s+at /)[0] ?? message;
+    return onFailure(scrubSecrets(withoutStack.replace(/\s+/g, ' ').trim().slice(0, 2000)));
   }
 }
 

@@ -17,7 +17,7 @@ export type DriverStep =
 export const DRIVER_HEARTBEAT_MS = 60 * 1000;
 
 /** How many loops one driver execution runs before `continueAsNew`, to keep its history short. */
-export const DRIVER_LOOPS_PER_EXECUTION = 50;
+export const DRIVER_LOOPS_PER_EXECUTION = 10;
 
 /** After a projection fails (the Kubernetes API is unreachable), projections wait this long. */
 export const PROJECTION_RETRY_MS = 30 * 1000;

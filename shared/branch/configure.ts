@@ -1,6 +1,7 @@
 import type { CommandOf } from './commands';
 import { type Decision, record, targetSettings } from './context';
 import { type BranchLimits, stricterPrune, type TargetSettings } from './settings';
+import { storedWriteId } from './stored-writes';
 
 function sameSettings(a: TargetSettings, b: TargetSettings): boolean {
   return (
@@ -29,9 +30,13 @@ export function changeSettings(decision: Decision, command: CommandOf<'ChangeSet
   }
   const prune = command.prune;
   if (prune !== undefined) {
+    const origins = decision.state.origins;
     const looser = decision.state.pending
-      .filter((write) => write.target === command.target && stricterPrune(write.prune, prune) !== write.prune)
-      .map((write) => write.id);
+      .filter((write) => {
+        const origin = origins[write.by];
+        return origin?.target === command.target && stricterPrune(origin.prune, prune) !== origin.prune;
+      })
+      .map(storedWriteId);
     if (looser.length > 0)
       record(decision, { type: 'PruneTightened', target: command.target, prune, writeIds: looser });
   }

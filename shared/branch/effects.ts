@@ -1,6 +1,7 @@
 import type { DeadlinePurpose, PendingWrite } from './model';
 import type { BranchState } from './state';
 import { type SaveView, saveStatus } from './status';
+import { expandWrite } from './stored-writes';
 import { toMs } from './time';
 
 /** Work the branch owes the outside world; the driver runs each and reports its result as a command. */
@@ -19,13 +20,14 @@ export function owedEffects(state: BranchState): BranchEffect[] {
   const effects: BranchEffect[] = [];
   const publication = state.publication;
   if (publication.inFlight) {
-    const ids = new Set(publication.inFlight.writeIds);
     effects.push({
       type: 'publish',
       attempt: publication.inFlight.attempt,
       ...(publication.head !== undefined ? { base: publication.head } : {}),
       parentBranch: state.parentBranch,
-      writes: state.pending.filter((write) => ids.has(write.id)),
+      writes: state.pending
+        .slice(0, publication.inFlight.writes)
+        .map((write) => expandWrite(state.origins, write)),
     });
   }
   if (publication.probe) {

@@ -1,7 +1,9 @@
 import type { BranchFact } from './facts';
-import type { Deadline, PendingWrite, SaveRecord } from './model';
+import type { Deadline, SaveRecord, StoredWrite } from './model';
 import type { BranchState, PublicationState } from './state';
+import { inFlightWriteIds, storedBytes, storedItems, storedWriteId, storeWrite } from './stored-writes';
 import { changeIn, emptyBuckets, withChange } from './window-changes';
+import { acquireOrigin, releaseOrigin } from './write-origins';
 
 function omit<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
   const { [key]: _dropped, ...rest } = value;
@@ -26,16 +28,19 @@ function removeWrites(state: BranchState, writeIds: ReadonlySet<string>): Branch
   if (writeIds.size === 0) return state;
   let bytes = state.pendingBytes;
   let items = state.pendingItems;
-  const pending: PendingWrite[] = [];
+  let origins = state.origins;
+  const pending: StoredWrite[] = [];
   for (const write of state.pending) {
-    if (writeIds.has(write.id)) {
-      bytes -= write.bytes;
-      items -= write.items;
+    if (writeIds.has(storedWriteId(write))) {
+      bytes -= storedBytes(write);
+      items -= storedItems(write);
+      origins = releaseOrigin(origins, write.by);
     } else {
       pending.push(write);
     }
   }
-  return { ...state, pending, pendingBytes: bytes, pendingItems: items };
+  if (pending.length === state.pending.length) return state;
+  return { ...state, pending, origins, pendingBytes: bytes, pendingItems: items };
 }
 
 function withPublication(state: BranchState, publication: PublicationState): BranchState {
@@ -66,10 +71,17 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
     }
     case 'PruneTightened': {
       const ids = new Set(fact.writeIds);
-      return {
-        ...state,
-        pending: state.pending.map((write) => (ids.has(write.id) ? { ...write, prune: fact.prune } : write)),
-      };
+      let origins = state.origins;
+      const pending = state.pending.map((write) => {
+        const origin = origins[write.by];
+        if (!origin || origin.prune === fact.prune || !ids.has(storedWriteId(write))) return write;
+        const { writes: _count, ...key } = origin;
+        origins = releaseOrigin(origins, write.by);
+        const acquired = acquireOrigin(origins, { ...key, prune: fact.prune });
+        origins = acquired.origins;
+        return { ...write, by: acquired.by };
+      });
+      return { ...state, pending, origins };
     }
     case 'WindowOpened':
       return {
@@ -121,10 +133,12 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       return state.window?.id === fact.windowId ? { ...state, window: null } : state;
     case 'WriteDecided': {
       const write = fact.write;
+      const { stored, origins } = storeWrite(state.origins, write);
       let next: BranchState = {
         ...state,
         counters: { ...state.counters, write: state.counters.write + 1 },
-        pending: [...state.pending, write],
+        pending: [...state.pending, stored],
+        origins,
         pendingBytes: state.pendingBytes + write.bytes,
         pendingItems: state.pendingItems + write.items,
       };
@@ -182,12 +196,16 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
         counters: { ...state.counters, attempt: state.counters.attempt + 1 },
         publication: {
           ...pub,
-          inFlight: { attempt: fact.attempt, writeIds: fact.writes, plannedAt: fact.at },
+          inFlight: {
+            attempt: fact.attempt,
+            writes: Math.min(fact.writes.length, state.pending.length),
+            plannedAt: fact.at,
+          },
         },
       };
     case 'PublicationConfirmed': {
       if (pub.inFlight?.attempt !== fact.attempt) return state;
-      const planned = new Set(pub.inFlight.writeIds);
+      const planned = new Set(inFlightWriteIds(state));
       const published = new Set(Object.keys(fact.commits).filter((id) => planned.has(id)));
       const next = removeWrites(state, published);
       const publication: PublicationState = {

@@ -75,6 +75,59 @@ export interface PendingWrite {
   items: number;
 }
 
+/**
+ * Who writes where, as captured at decision: the author, attribution, target and the target's folder
+ * and prune mode. Pending writes reference one by index (`StoredWrite.by`) instead of repeating it.
+ */
+export interface WriteOrigin {
+  target: string;
+  targetPath: string;
+  prune: PruneMode;
+  author: Author;
+  attribution: Attribution;
+  /** How many pending writes reference this origin; its slot is freed at zero. */
+  writes: number;
+}
+
+/**
+ * A change of a stored write: `[path, bytes]` or `[path, bytes, ref]` for an upsert,
+ * `[path, bytes, ref | null, 'delete']` for a delete; `ref` is the payload reference, a
+ * `sha256:<hex>` one as 43 base64url characters, any other behind `=`.
+ */
+export type StoredWriteChange =
+  | [string, number]
+  | [string, number, string]
+  | [string, number, string | null, 'delete'];
+
+/**
+ * A `PendingWrite` as the state keeps it (about 140 bytes for a one-change write instead of 530):
+ * what can be derived is left out and restored by `pendingWrites`/`owedEffects`. Absent fields take
+ * their derived value; a field is stored only when the write differs from it, so any write round-trips.
+ */
+export interface StoredWrite {
+  /** The id's counter when the id is `<compact decidedAt>-<counter>` (every id the branch decides), else the id. */
+  id: number | string;
+  /** `decidedAt` in epoch milliseconds when it is canonical (every instant the branch writes), else as given. */
+  at: number | string;
+  /** Index of the write's origin in `BranchState.origins`. */
+  by: number;
+  /** Absent for a window write. */
+  kind?: 'snapshot' | 'save-record';
+  /** The message, absent when it is the template derived from the write (event, group or reconcile). */
+  msg?: string;
+  allowEmpty?: true;
+  /** The changes, in first-seen order. */
+  ch?: StoredWriteChange[];
+  /** As in `PendingWrite` (the app reads `snapshot.payloadRef` of stored writes). */
+  snapshot?: PendingWrite['snapshot'];
+  /** Absent when no save is attached. */
+  saveIds?: string[];
+  /** Absent when it is the sum of the change bytes, or the snapshot's bytes. */
+  bytes?: number;
+  /** Absent when it is one per change, at least one. */
+  items?: number;
+}
+
 /** The open commit window, keyed by (author, attribution, target). */
 export interface OpenWindow {
   id: string;

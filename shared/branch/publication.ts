@@ -2,6 +2,7 @@ import type { CommandOf } from './commands';
 import { type Decision, record, recorded } from './context';
 import type { FailureKind } from './model';
 import { usedBudgetBytes } from './state';
+import { inFlightWriteIds, storedWriteId } from './stored-writes';
 import { addMs, toMs } from './time';
 
 /** The delay before the next attempt after `failures` consecutive failures: initial, doubling, capped. */
@@ -40,11 +41,14 @@ export function recordPublicationResult(
   switch (result.outcome) {
     case 'published':
     case 'settled': {
-      const planned = new Set(inFlight.writeIds);
+      const planned = new Set(inFlightWriteIds(decision.state));
       const commits: Record<string, string | null> = {};
       for (const [writeId, sha] of Object.entries(result.commits))
         if (planned.has(writeId)) commits[writeId] = sha;
-      const writes = decision.state.pending.filter((write) => commits[write.id] !== undefined);
+      const writes = decision.state.pending
+        .slice(0, inFlight.writes)
+        .map((write) => ({ id: storedWriteId(write), saveIds: write.saveIds ?? [] }))
+        .filter((write) => commits[write.id] !== undefined);
       record(decision, {
         type: 'PublicationConfirmed',
         attempt: inFlight.attempt,
@@ -71,22 +75,24 @@ export function recordPublicationResult(
       return;
     }
     case 'writeRefused': {
-      const write = decision.state.pending.find((candidate) => candidate.id === result.writeId);
-      if (write && inFlight.writeIds.includes(write.id)) {
+      const write = decision.state.pending
+        .slice(0, inFlight.writes)
+        .find((candidate) => storedWriteId(candidate) === result.writeId);
+      if (write) {
         record(decision, {
           type: 'WriteRefused',
           attempt: inFlight.attempt,
-          writeId: write.id,
+          writeId: result.writeId,
           cause: result.cause.message,
-          saveIds: write.saveIds,
+          saveIds: write.saveIds ?? [],
         });
-        for (const saveId of write.saveIds) {
+        for (const saveId of write.saveIds ?? []) {
           record(decision, {
             type: 'SaveResolved',
             saveId,
             outcome: 'Failed',
             reason: 'write-refused',
-            writeId: write.id,
+            writeId: result.writeId,
             cause: result.cause.message,
           });
         }
@@ -170,7 +176,7 @@ export function planPublication(decision: Decision): void {
   record(decision, {
     type: 'PublicationPlanned',
     attempt: `attempt-${state.counters.attempt + 1}`,
-    writes: state.pending.map((write) => write.id),
+    writes: state.pending.map(storedWriteId),
     ...(publication.head !== undefined ? { base: publication.head } : {}),
     reason,
   });

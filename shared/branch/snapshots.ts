@@ -2,6 +2,7 @@ import type { CommandOf } from './commands';
 import { type Decision, nextWriteId, record, targetSettings } from './context';
 import { reconcileMessage } from './messages';
 import type { PendingWrite, SnapshotScope } from './model';
+import { storedWriteId } from './stored-writes';
 import { closeWindow } from './windows';
 
 function sameScope(a: SnapshotScope, b: SnapshotScope): boolean {
@@ -17,19 +18,18 @@ export function applySnapshot(decision: Decision, command: CommandOf<'ApplySnaps
   const state = decision.state;
   const settings = targetSettings(state, command.target);
   const writeId = nextWriteId(decision);
-  const inFlight = new Set(state.publication.inFlight?.writeIds ?? []);
-  for (const older of state.pending) {
+  const inFlight = state.publication.inFlight?.writes ?? 0;
+  for (const older of state.pending.slice(inFlight)) {
     if (
       older.kind === 'snapshot' &&
-      older.target === command.target &&
-      older.saveIds.length === 0 &&
-      !inFlight.has(older.id) &&
+      state.origins[older.by]?.target === command.target &&
+      older.saveIds === undefined &&
       older.snapshot &&
       sameScope(older.snapshot.scope, command.scope)
     ) {
       record(decision, {
         type: 'SnapshotSuperseded',
-        writeId: older.id,
+        writeId: storedWriteId(older),
         by: writeId,
         reason: 'newer-snapshot-of-same-scope',
       });

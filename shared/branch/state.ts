@@ -1,11 +1,16 @@
-import type { Deadline, FailureCause, OpenWindow, PendingWrite, SaveRecord } from './model';
+import type { Deadline, FailureCause, OpenWindow, SaveRecord, StoredWrite, WriteOrigin } from './model';
 import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
 
 /** Where publication stands: the attempt or probe in flight, the retry schedule, parent recovery, intake. */
 export interface PublicationState {
   /** The remote head last confirmed or observed: the base of the next attempt. */
   head?: string;
-  inFlight?: { attempt: string; writeIds: string[]; plannedAt: string };
+  /**
+   * The attempt in flight carries the first `writes` pending writes: an attempt takes every write
+   * pending when it is planned, later writes are appended after them, and none of them is removed
+   * before the attempt's result.
+   */
+  inFlight?: { attempt: string; writes: number; plannedAt: string };
   probe?: { probe: string; plannedAt: string };
   /** Consecutive failures since the last success; drives the backoff. */
   failures: number;
@@ -33,14 +38,17 @@ export interface BranchCounters {
 
 /** Everything one repository branch knows; plain JSON, the fold of its facts. */
 export interface BranchState {
-  version: 1;
+  /** 2: pending writes stored compactly (`StoredWrite` referencing `origins`). */
+  version: 2;
   limits: BranchLimits;
   parentBranch: string | null;
   targets: Record<string, TargetSettings>;
   counters: BranchCounters;
   window: OpenWindow | null;
-  /** Decided writes in publication order. */
-  pending: PendingWrite[];
+  /** Decided writes in publication order, stored compactly: `pendingWrites(state)` expands them. */
+  pending: StoredWrite[];
+  /** Author, attribution and target settings of the pending writes, referenced by index (freed slots are null). */
+  origins: (WriteOrigin | null)[];
   pendingBytes: number;
   pendingItems: number;
   saves: Record<string, SaveRecord>;
@@ -55,13 +63,14 @@ export interface BranchState {
 /** The state of a branch that has decided nothing yet. */
 export function initialState(): BranchState {
   return {
-    version: 1,
+    version: 2,
     limits: DEFAULT_LIMITS,
     parentBranch: null,
     targets: {},
     counters: { window: 0, write: 0, save: 0, attempt: 0, probe: 0, observation: 0, generation: 0 },
     window: null,
     pending: [],
+    origins: [],
     pendingBytes: 0,
     pendingItems: 0,
     saves: {},

@@ -1,5 +1,6 @@
 import type { SaveOutcome, SavePhase, SaveRecord, SaveRequestRef } from './model';
 import { type BranchState, usedBudgetBytes } from './state';
+import { storedDecidedAt } from './stored-writes';
 import { toIso, toMs } from './time';
 import { windowCloseDue } from './windows';
 
@@ -41,7 +42,8 @@ function failingMessage(state: BranchState, atMs: number): string | undefined {
 export function publicationStatus(state: BranchState, at: string): PublicationStatus {
   const atMs = toMs(at);
   const publication = state.publication;
-  const oldest = state.pending[0]?.decidedAt;
+  const first = state.pending[0];
+  const oldest = first ? storedDecidedAt(first) : undefined;
   const window = state.window;
   const failing = failingMessage(state, atMs);
   const parentMissing = publication.recovery !== undefined && !publication.recovery.parentSeen;

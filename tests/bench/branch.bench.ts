@@ -4,8 +4,11 @@
  *    (a healthy branch whose windows fill to the byte cap), against a side-by-side baseline: validating
  *    the same command with `branchCommandSchema` (what the entity does for every signal anyway);
  * 2. whether an admit stays O(1) as the open window grows (late-window rate / early-window rate);
- * 3. the serialized state size with the intake budget full of 1 KiB changes, in one open window and
- *    as one pending write per change (goal ≤ 1 MB, the Durable Task Scheduler's entity limit).
+ * 3. the serialized state of the healthy branch while a window closed at the byte cap is published;
+ * 4. the serialized state size with the intake budget full of 1 KiB changes, in one open window and
+ *    as one pending write per change (goal ≤ 1 MB, the Durable Task Scheduler's entity limit), also
+ *    with the app's changes (canonical paths under a target folder, `[UPDATE] apps/v1/…` messages
+ *    that cannot be derived from the path) and while the retry attempt carries them all.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -21,8 +24,11 @@ const START_MS = Date.UTC(2026, 0, 1);
 const iso = (ms: number) => new Date(START_MS + ms).toISOString();
 const author = { name: 'Alice', username: 'alice', email: 'alice@example.com' };
 
-function admitOf(index: number, atMs: number): BranchCommand {
-  const path = `prod/apps/deployments/web-${String(index).padStart(6, '0')}.yaml`;
+function admitOf(index: number, atMs: number, asTheApp = false): BranchCommand {
+  const name = `web-${String(index).padStart(6, '0')}`;
+  const path = asTheApp
+    ? `clusters/prod/shop/apps/deployments/${name}.yaml`
+    : `prod/apps/deployments/${name}.yaml`;
   return {
     type: 'AdmitChanges',
     at: iso(atMs),
@@ -36,6 +42,9 @@ function admitOf(index: number, atMs: number): BranchCommand {
         payloadRef: `sha256:${createHash('sha256').update(path).digest('hex')}`,
         bytes: 1024,
         resourceVersion: String(100_000 + index),
+        ...(asTheApp
+          ? { subject: { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'shop', name } }
+          : {}),
       },
     ],
   };
@@ -58,12 +67,15 @@ function measureAdmits(count: number): {
   earlyPerSecond: number;
   latePerSecond: number;
   windows: number;
+  cappedInFlightBytes: number;
 } {
   // 2 ms apart (0.5 MiB/s of 1 KiB changes): a window reaches the 8 MiB cap after the 10 s cooldown, so
   // each capped window publishes at once, as a healthy branch does.
   const commands = Array.from({ length: count }, (_, i) => admitOf(i, 2 * i));
   let state = initialState();
   let windows = 0;
+  // the state while a window closed at the byte cap is being published (the first window publishes alone)
+  let cappedInFlightBytes = 0;
   let early = 0;
   let earlyCount = 0;
   let late = 0;
@@ -83,6 +95,7 @@ function measureAdmits(count: number): {
     }
     if (state.publication.inFlight) {
       windows += 1;
+      if (windows === 2) cappedInFlightBytes = Buffer.byteLength(JSON.stringify(state));
       state = answerPublication(state, 2 * i);
     }
   }
@@ -92,6 +105,7 @@ function measureAdmits(count: number): {
     earlyPerSecond: earlyCount / (early / 1e9),
     latePerSecond: lateCount / (late / 1e9),
     windows,
+    cappedInFlightBytes,
   };
 }
 
@@ -103,15 +117,16 @@ function measureValidation(count: number): number {
 }
 
 /** Fills the intake budget with 1 KiB changes during an outage and returns the state when intake pauses. */
-function fullBudget(maxDurationMs: number): { state: BranchState; changes: number } {
+function fullBudget(maxDurationMs: number, asTheApp = false): { state: BranchState; changes: number } {
   let state = handle(initialState(), {
     type: 'ChangeSettings',
     at: iso(0),
     target: 'prod',
+    ...(asTheApp ? { path: 'clusters/prod' } : {}),
     window: { idleTimeoutMs: 3_600_000, maxDurationMs },
   }).state;
   // one failed publication puts the branch in retry, so the budget applies
-  state = handle(state, { ...admitOf(0, 0), at: iso(0) }).state;
+  state = handle(state, { ...admitOf(0, 0, asTheApp), at: iso(0) }).state;
   if (!state.publication.inFlight) {
     state = handle(state, { type: 'Tick', at: iso(3_600_000) }).state;
   }
@@ -124,7 +139,7 @@ function fullBudget(maxDurationMs: number): { state: BranchState; changes: numbe
   }).state;
   let changes = 1;
   while (!state.publication.intakePaused) {
-    state = handle(state, admitOf(changes, 2 + changes)).state;
+    state = handle(state, admitOf(changes, 2 + changes, asTheApp)).state;
     changes += 1;
   }
   return { state, changes };
@@ -136,6 +151,12 @@ const admits = measureAdmits(ADMITS);
 const validation = measureValidation(ADMITS);
 const inWindow = fullBudget(3_600_000);
 const asWrites = fullBudget(0);
+const asTheAppsWrites = fullBudget(0, true);
+// the retry deadline passes: one attempt carries every pending write
+const inFlight = (full: { state: BranchState; changes: number }) => ({
+  ...full,
+  state: handle(full.state, { type: 'Tick', at: iso(3_600_000) }).state,
+});
 const sizeOf = (state: BranchState) => Buffer.byteLength(JSON.stringify(state));
 
 console.log(
@@ -150,9 +171,15 @@ console.log(
 console.log(
   `  O(1) check: admits into a window of >7,000 paths vs <1,000 paths = ${(admits.latePerSecond / admits.earlyPerSecond).toFixed(2)} (1.0 = flat)`,
 );
+console.log(
+  `state of the healthy branch while a window closed at the 8 MiB byte cap is published: ${admits.cappedInFlightBytes.toLocaleString('en')} bytes serialized = ${(admits.cappedInFlightBytes / 1_000_000).toFixed(2)} of the 1 MB entity limit`,
+);
 for (const [name, full] of [
   ['one open window', inWindow],
   ['one pending write per change', asWrites],
+  ['one pending write per change, in flight', inFlight(asWrites)],
+  ["one pending write per change, the app's paths and messages", asTheAppsWrites],
+  ["one pending write per change, the app's paths and messages, in flight", inFlight(asTheAppsWrites)],
 ] as const) {
   const bytes = sizeOf(full.state);
   console.log(

@@ -36,8 +36,23 @@ beforeAll(async () => {
     configFile,
     JSON.stringify({
       repositories: [{ name: 'state', url: remote }],
-      targets: [{ name: 'prod', repository: 'state', branch: 'main', path: '.', window: { idleTimeout: '1s', maxDuration: '10s' } }],
-      sources: [{ name: 'cluster-a', tokenEnv: 'CLUSTER_A_TOKEN', kubeconfigEnv: 'CLUSTER_A_KUBECONFIG', targets: ['*'] }],
+      targets: [
+        {
+          name: 'prod',
+          repository: 'state',
+          branch: 'main',
+          path: '.',
+          window: { idleTimeout: '1s', maxDuration: '10s' },
+        },
+      ],
+      sources: [
+        {
+          name: 'cluster-a',
+          tokenEnv: 'CLUSTER_A_TOKEN',
+          kubeconfigEnv: 'CLUSTER_A_KUBECONFIG',
+          targets: ['*'],
+        },
+      ],
       limits: { pushCooldown: '0s' },
     }),
   );
@@ -90,7 +105,12 @@ describe('a CommitRequest created in the cluster', () => {
           type: 'MODIFIED',
           resource: 'deployments',
           author: { username: 'alice' },
-          object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'checkout', namespace: 'shop', resourceVersion: '9' }, spec: { replicas: 6 } },
+          object: {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: 'checkout', namespace: 'shop', resourceVersion: '9' },
+            spec: { replicas: 6 },
+          },
         },
       ],
     });
@@ -102,14 +122,18 @@ describe('a CommitRequest created in the cluster', () => {
       metadata: { name: 'sale-scale-up', namespace: 'shop' },
       spec: { target: 'prod', message: 'Raise checkout replicas for the sale' },
     });
-    const review = await post('/api/v1/admission', admissionReview(created as { metadata: { name: string; uid: string } }));
+    const review = await post(
+      '/api/v1/admission',
+      admissionReview(created as { metadata: { name: string; uid: string } }),
+    );
     expect(review.status).toBe(200);
     expect(await review.json()).toMatchObject({ response: { uid: 'review-4d2f', allowed: true } });
 
     const deadline = Date.now() + 45_000;
     let status: { outcome?: string; commit?: string; phase?: string } | undefined;
     while (status?.outcome === undefined) {
-      if (Date.now() > deadline) throw new Error(`no outcome projected; last status ${JSON.stringify(status)}\n${host.stderr()}`);
+      if (Date.now() > deadline)
+        throw new Error(`no outcome projected; last status ${JSON.stringify(status)}\n${host.stderr()}`);
       await sleep(100);
       status = api.get(COMMIT_REQUESTS, 'shop', 'sale-scale-up')?.status as typeof status;
     }

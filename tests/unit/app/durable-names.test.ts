@@ -1,6 +1,8 @@
 // Function, orchestration, activity and entity names live in durable history and in the cluster's
 // webhook URLs: renaming one strands running instances. This pins the registered set.
-jest.mock('@azure/functions-core', () => jest.requireActual('../../../embedded/core-module').coreModule, { virtual: true });
+jest.mock('@azure/functions-core', () => jest.requireActual('../../../embedded/core-module').coreModule, {
+  virtual: true,
+});
 
 import { registry } from '../../../embedded/core-module';
 

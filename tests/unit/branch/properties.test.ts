@@ -13,6 +13,7 @@ import {
   initialState,
   nextDeadline,
   owedEffects,
+  pendingWrites,
   usedBudgetBytes,
 } from '../../../shared/branch';
 import { alice, bob } from './scenario';
@@ -298,7 +299,10 @@ function drain(run: Run): void {
       continue;
     }
     const next = nextDeadline(run.state);
-    if (!next || (next.purpose === 'receipt-expiry' && !run.state.window && run.state.pending.length === 0))
+    if (
+      !next ||
+      (next.purpose === 'receipt-expiry' && !run.state.window && pendingWrites(run.state).length === 0)
+    )
       return;
     run.now = Math.max(run.now, Date.parse(next.dueAt) - START_MS);
     step(run, { type: 'Tick', at: iso(run.now) });
@@ -347,7 +351,7 @@ describe('branch properties over random command sequences', () => {
           if (fact.type === 'WriteRefused')
             for (const key of writes.get(fact.writeId) ?? []) accounted.add(key);
         }
-        for (const write of run.state.pending)
+        for (const write of pendingWrites(run.state))
           for (const change of write.changes ?? []) accounted.add(`${write.target}/${change.path}`);
         for (const key of run.admitted) expect(accounted).toContain(key);
       }),
@@ -400,7 +404,7 @@ describe('branch properties over random command sequences', () => {
       fc.property(actions, (acts) => {
         const run = play(acts);
         drain(run);
-        expect(run.state.pending).toEqual([]);
+        expect(pendingWrites(run.state)).toEqual([]);
         expect(run.state.window).toBeNull();
         expect(owedEffects(run.state)).toEqual([]);
         run.history.forEach((fact, index) => {

@@ -5,6 +5,7 @@ import {
   initialState,
   nextDeadline,
   owedEffects,
+  pendingWrites,
   publicationStatus,
 } from '../../../shared/branch';
 import { deciderSpec } from '../../support/decider-spec';
@@ -68,7 +69,7 @@ describe('publication', () => {
     expect(ofType(branch.last, 'PublicationFailed')).toEqual([
       expect.objectContaining({ cause: { kind, message: 'protected branch' }, retryAt: at(16) }),
     ]);
-    expect(branch.state.pending).toHaveLength(1);
+    expect(pendingWrites(branch.state)).toHaveLength(1);
   });
 
   it('ignores a duplicate or stale publication result', () => {
@@ -92,7 +93,7 @@ describe('publication', () => {
 
   it('settles a lost reply from remote evidence like a publication', () => {
     const branch = new Branch().run(admit(0), tick(5));
-    const writeId = branch.state.pending[0]!.id;
+    const writeId = pendingWrites(branch.state)[0]!.id;
     spec
       .given(branch.history)
       .when({
@@ -106,7 +107,7 @@ describe('publication', () => {
 
   it('clears the retry when nothing is owed any more', () => {
     const branch = new Branch().run(admit(0), tick(5)).answer(6, 'transient').run(tick(16));
-    const writeId = branch.state.pending[0]!.id;
+    const writeId = pendingWrites(branch.state)[0]!.id;
     spec
       .given(branch.history)
       .when({
@@ -195,7 +196,7 @@ describe('publication', () => {
       branch.run(admit(0, { bytes: 5000 }), tick(5)).answer(6, 'transient');
       expect(ofType(branch.last, 'IntakePaused')).toHaveLength(1);
       branch.run(tick(16));
-      const writeId = branch.state.pending[0]!.id;
+      const writeId = pendingWrites(branch.state)[0]!.id;
       branch.run({
         type: 'RecordPublicationResult',
         at: at(17),

@@ -1,4 +1,4 @@
-import { decide, evolve, initialState, owedEffects, saveStatus } from '../../../shared/branch';
+import { decide, evolve, initialState, owedEffects, pendingWrites, saveStatus } from '../../../shared/branch';
 import { deciderSpec } from '../../support/decider-spec';
 import { admit, at, Branch, bob, history, ofType, registerSave, shaOf, tick, withdraw } from './scenario';
 
@@ -118,8 +118,8 @@ describe('saves', () => {
         .answer(6, 'transient');
       branch.run(registerSave(7, 's1', { maxDurationMs: 0 }), admit(7, { path: 'mine.yaml' }));
       branch.run(admit(8, { path: 'other.yaml', author: bob }), tick(13), tick(16));
-      const ownWrite = branch.state.pending.find((write) => write.saveIds.includes('s1'))!;
-      expect(branch.state.pending.at(-1)?.id).not.toBe(ownWrite.id);
+      const ownWrite = pendingWrites(branch.state).find((write) => write.saveIds.includes('s1'))!;
+      expect(pendingWrites(branch.state).at(-1)?.id).not.toBe(ownWrite.id);
       branch.answer(17);
       expect(branch.state.publication.lastPush?.commit).not.toBe(shaOf(ownWrite.id));
       expect(saveStatus(branch.state, 's1', at(17))).toMatchObject({
@@ -172,7 +172,7 @@ describe('saves', () => {
         .run(admit(0, { path: 'earlier.yaml', author: bob }), tick(5))
         .answer(6, 'transient');
       branch.run(registerSave(7, 's1', { maxDurationMs: 0 }), admit(7, { path: 'bad.yaml' }), tick(16));
-      const bad = branch.state.pending.find((write) => write.saveIds.includes('s1'))!;
+      const bad = pendingWrites(branch.state).find((write) => write.saveIds.includes('s1'))!;
       const publish = owedEffects(branch.state)[0] as { attempt: string; writes: unknown[] };
       expect(publish.writes).toHaveLength(2);
       branch.run({
@@ -189,9 +189,9 @@ describe('saves', () => {
         expect.objectContaining({ saveId: 's1', outcome: 'Failed', cause: 'path escapes the target folder' }),
       ]);
       expect(ofType(branch.last, 'PublicationPlanned')).toEqual([
-        expect.objectContaining({ writes: [branch.state.pending[0]!.id] }),
+        expect.objectContaining({ writes: [pendingWrites(branch.state)[0]!.id] }),
       ]);
-      expect(branch.state.pending).toHaveLength(1);
+      expect(pendingWrites(branch.state)).toHaveLength(1);
     });
   });
 

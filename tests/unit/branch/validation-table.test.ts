@@ -10,6 +10,7 @@ import {
   initialState,
   nextDeadline,
   owedEffects,
+  pendingWrites,
   publicationStatus,
   saveStatus,
 } from '../../../shared/branch';
@@ -33,7 +34,7 @@ describe('validation scenarios of the seed', () => {
       .when(tick(14))
       .thenContains({ type: 'PublicationPlanned', reason: 'retry-due' });
     branch.run(tick(14));
-    const writeId = branch.state.pending[0]!.id;
+    const writeId = pendingWrites(branch.state)[0]!.id;
     branch.answer(15);
     expect(branch.last).toContainEqual(
       expect.objectContaining({
@@ -73,10 +74,13 @@ describe('validation scenarios of the seed', () => {
     branch.run(admit(0, { path: 'a.yaml' })).answer(1, 'transient');
     for (let second = 2; second < 11; second++) branch.run(admit(second, { path: `p${second}.yaml` }));
     expect(ofType(branch.history, 'PublicationPlanned')).toHaveLength(1);
-    expect(branch.state.pending).toHaveLength(10);
+    expect(pendingWrites(branch.state)).toHaveLength(10);
     branch.run(tick(11));
     expect(ofType(branch.last, 'PublicationPlanned')).toEqual([
-      expect.objectContaining({ reason: 'retry-due', writes: branch.state.pending.map((write) => write.id) }),
+      expect.objectContaining({
+        reason: 'retry-due',
+        writes: pendingWrites(branch.state).map((write) => write.id),
+      }),
     ]);
   });
 
@@ -177,7 +181,7 @@ describe('validation scenarios of the seed', () => {
     const closed = ofType(branch.history, 'WindowClosed').at(-1);
     expect(closed).toMatchObject({ reason: 'resync-before-apply', saveId: 's1' });
     expect(ofType(branch.history, 'SnapshotSuperseded')).toHaveLength(1);
-    const saveWrite = branch.state.pending.find((write) => write.saveIds.includes('s1'));
+    const saveWrite = pendingWrites(branch.state).find((write) => write.saveIds.includes('s1'));
     expect(saveWrite).toMatchObject({ kind: 'window', message: 'my edit' });
     branch.run(tick(16)).answer(17);
     expect(ofType(branch.last, 'SaveResolved')).toEqual([
@@ -188,9 +192,9 @@ describe('validation scenarios of the seed', () => {
   it('the parent disappears again during recovery: an earlier publication cannot clear newer retained writes', () => {
     const branch = heldSaveBranch().answer(4, 'parentMissing');
     branch.run(tick(14), { type: 'RecordProbeResult', at: at(15), probe: 'probe-1', found: true });
-    const firstWrite = branch.state.pending[0]!.id;
+    const firstWrite = pendingWrites(branch.state)[0]!.id;
     branch.run(admit(15.5, { path: 'newer.yaml', author: { name: 'Bob', username: 'bob' } }), tick(21));
-    expect(branch.state.pending).toHaveLength(2);
+    expect(pendingWrites(branch.state)).toHaveLength(2);
     branch.answer(22, 'parentMissing');
     expect(branch.state.publication.recovery).toEqual({ openedAt: at(4), parentSeen: false });
     branch.run(tick(42));
@@ -206,7 +210,7 @@ describe('validation scenarios of the seed', () => {
       result: { outcome: 'published', commits: { [firstWrite]: shaOf(firstWrite) }, head: shaOf(firstWrite) },
     };
     branch.run(command);
-    expect(branch.state.pending.map((write) => write.changes?.[0]?.path)).toEqual(['newer.yaml']);
+    expect(pendingWrites(branch.state).map((write) => write.changes?.[0]?.path)).toEqual(['newer.yaml']);
     expect(ofType(branch.last, 'ParentRecoveryClosed')).toEqual([]);
     expect(nextDeadline(branch.state)).toMatchObject({ purpose: 'push-cooldown', dueAt: at(54) });
   });
@@ -230,7 +234,7 @@ describe('validation scenarios of the seed', () => {
     expect(ofType(branch.last, 'PruneTightened')).toHaveLength(1);
     branch.run({ type: 'ChangeSettings', at: at(7), target: 'prod', prune: 'Always' });
     expect(ofType(branch.last, 'PruneTightened')).toEqual([]);
-    expect(branch.state.pending[0]?.prune).toBe('Never');
+    expect(pendingWrites(branch.state)[0]?.prune).toBe('Never');
     // the next window uses the new timing
     branch.run(admit(8, { path: 'b.yaml' }));
     expect(nextDeadline(branch.state)).toMatchObject({ purpose: 'window-close', dueAt: at(9) });

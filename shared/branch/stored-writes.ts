@@ -1,0 +1,140 @@
+import { eventMessage, groupMessage, reconcileMessage } from './messages';
+import type { PendingWrite, StoredWrite, StoredWriteChange, WriteChange, WriteOrigin } from './model';
+import type { BranchState } from './state';
+import { expandRef, storeRef } from './stored-refs';
+import { compactStamp, toIso, toMs } from './time';
+import { acquireOrigin } from './write-origins';
+
+/**
+ * Pending writes are stored compactly so that a budget full of one-change writes (a commit per change
+ * during an outage) fits the durable entity's 1 MB: author, attribution and target settings live once
+ * in an origins table, and every field the write's other fields determine (its id's time stamp, its
+ * template message, its byte and item counts, the defaults) is left out. `expandWrite` restores the
+ * exact `PendingWrite`; `storeWrite` keeps a field whenever it differs from its derived value.
+ */
+type Origins = readonly (WriteOrigin | null)[];
+
+const WRITE_COUNTER = /^[1-9]\d{0,14}$/;
+
+function storeChange(change: WriteChange): StoredWriteChange {
+  const ref = change.payloadRef === undefined ? undefined : storeRef(change.payloadRef);
+  if (change.operation === 'delete') return [change.path, change.bytes, ref ?? null, 'delete'];
+  return ref === undefined ? [change.path, change.bytes] : [change.path, change.bytes, ref];
+}
+
+function expandChange(stored: StoredWriteChange): WriteChange {
+  const [path, bytes, ref] = stored;
+  const operation = stored[3] === 'delete' ? 'delete' : 'upsert';
+  return ref === undefined || ref === null
+    ? { path, operation, bytes }
+    : { path, operation, payloadRef: expandRef(ref), bytes };
+}
+
+function templateMessage(
+  write: Pick<PendingWrite, 'kind' | 'snapshot' | 'author' | 'target'>,
+  changes: readonly WriteChange[] | undefined,
+): string {
+  if (write.kind === 'snapshot' && write.snapshot) {
+    return reconcileMessage(write.snapshot.scope, write.snapshot.revision, write.snapshot.objects);
+  }
+  const sole = changes?.length === 1 ? changes[0] : undefined;
+  return sole ? eventMessage(sole) : groupMessage(write.author, write.target, changes?.length ?? 0);
+}
+
+/** The payload bytes a stored write holds. */
+export function storedBytes(stored: StoredWrite): number {
+  if (stored.bytes !== undefined) return stored.bytes;
+  if (stored.ch) {
+    let sum = 0;
+    for (const change of stored.ch) sum += change[1];
+    return sum;
+  }
+  return stored.snapshot?.bytes ?? 0;
+}
+
+/** The budget items a stored write is charged. */
+export function storedItems(stored: StoredWrite): number {
+  return stored.items ?? Math.max(1, stored.ch?.length ?? 0);
+}
+
+/** When a stored write was decided. */
+export function storedDecidedAt(stored: StoredWrite): string {
+  return typeof stored.at === 'number' ? toIso(stored.at) : stored.at;
+}
+
+/** A stored write's id. */
+export function storedWriteId(stored: StoredWrite): string {
+  return typeof stored.id === 'number' ? `${compactStamp(storedDecidedAt(stored))}-${stored.id}` : stored.id;
+}
+
+function compactInstant(iso: string): number | string {
+  const ms = toMs(iso);
+  return toIso(ms) === iso ? ms : iso;
+}
+
+function compactId(write: PendingWrite): number | string {
+  const dash = write.id.lastIndexOf('-');
+  const counter = write.id.slice(dash + 1);
+  if (dash < 0 || !WRITE_COUNTER.test(counter)) return write.id;
+  return write.id.slice(0, dash) === compactStamp(write.decidedAt) ? Number(counter) : write.id;
+}
+
+/** `write` in its stored form, with the origins table it now references. */
+export function storeWrite(
+  origins: Origins,
+  write: PendingWrite,
+): { stored: StoredWrite; origins: (WriteOrigin | null)[] } {
+  const acquired = acquireOrigin(origins, {
+    target: write.target,
+    targetPath: write.targetPath,
+    prune: write.prune,
+    author: write.author,
+    attribution: write.attribution,
+  });
+  const stored: StoredWrite = { id: compactId(write), at: compactInstant(write.decidedAt), by: acquired.by };
+  if (write.kind !== 'window') stored.kind = write.kind;
+  if (write.message !== templateMessage(write, write.changes)) stored.msg = write.message;
+  if (write.allowEmpty) stored.allowEmpty = true;
+  if (write.changes) stored.ch = write.changes.map(storeChange);
+  if (write.snapshot) stored.snapshot = write.snapshot;
+  if (write.saveIds.length > 0) stored.saveIds = write.saveIds;
+  if (write.bytes !== storedBytes(stored)) stored.bytes = write.bytes;
+  if (write.items !== storedItems(stored)) stored.items = write.items;
+  return { stored, origins: acquired.origins };
+}
+
+/** The `PendingWrite` a stored write stands for, exactly as it was decided (key order included). */
+export function expandWrite(origins: Origins, stored: StoredWrite): PendingWrite {
+  const origin = origins[stored.by];
+  if (!origin) throw new Error(`pending write ${storedWriteId(stored)} references no origin`);
+  const kind = stored.kind ?? 'window';
+  const changes = stored.ch?.map(expandChange);
+  const { target, targetPath, author, attribution, prune } = origin;
+  return {
+    id: storedWriteId(stored),
+    kind,
+    target,
+    targetPath,
+    author,
+    attribution,
+    message: stored.msg ?? templateMessage({ kind, snapshot: stored.snapshot, author, target }, changes),
+    decidedAt: storedDecidedAt(stored),
+    prune,
+    allowEmpty: stored.allowEmpty === true,
+    ...(changes ? { changes } : {}),
+    ...(stored.snapshot ? { snapshot: stored.snapshot } : {}),
+    saveIds: stored.saveIds ?? [],
+    bytes: storedBytes(stored),
+    items: storedItems(stored),
+  };
+}
+
+/** The ids of the pending writes the attempt in flight carries, in order. */
+export function inFlightWriteIds(state: Pick<BranchState, 'pending' | 'publication'>): string[] {
+  return state.pending.slice(0, state.publication.inFlight?.writes ?? 0).map(storedWriteId);
+}
+
+/** The branch's pending writes in publication order, as the Git layer receives them. */
+export function pendingWrites(state: Pick<BranchState, 'pending' | 'origins'>): PendingWrite[] {
+  return state.pending.map((stored) => expandWrite(state.origins, stored));
+}
