@@ -15,15 +15,20 @@ const WITHDRAW_WAIT_MS = 20_000;
 const readCached = cachedBranchReader({ nowMs: () => Date.now() });
 const runningSince = new Map<string, number>();
 
+/** The branch entity's stored state, read now (uncached). */
+export async function readBranchState(
+  client: DurableClient,
+  branchKey: string,
+): Promise<BranchEntityState | undefined> {
+  const response = await client.readEntityState<BranchEntityState>(new df.EntityId(BRANCH_ENTITY, branchKey));
+  return response.entityExists ? response.entityState : undefined;
+}
+
 /** The branch gateway over a Durable Functions client (entity signals, driver starts, events). */
 export function durableBranchGateway(client: DurableClient): BranchGateway {
   const entity = (branchKey: string) => new df.EntityId(BRANCH_ENTITY, branchKey);
   return {
-    read: (branchKey) =>
-      readCached(branchKey, async (key) => {
-        const response = await client.readEntityState<BranchEntityState>(entity(key));
-        return response.entityExists ? response.entityState : undefined;
-      }),
+    read: (branchKey) => readCached(branchKey, (key) => readBranchState(client, key)),
 
     signal: (branchKey, operation, input) => client.signalEntity(entity(branchKey), operation, input),
 

@@ -41,8 +41,7 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
         const result: PublicationResult = yield* activityOr(
           context.df.callActivity(PUBLISH_ACTIVITY, {
             ...input,
-            effect: step.effect,
-            snapshotParts: step.snapshotParts,
+            attempt: step.effect.attempt,
           }),
           (message): PublicationResult => ({ outcome: 'transient', cause: { message } }),
         );

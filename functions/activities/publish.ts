@@ -1,9 +1,16 @@
+import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { PUBLISH_ACTIVITY } from '../../orchestrators/names';
 import { runPublish } from '../../shared/app/run-effects';
+import { readBranchState } from '../branch-gateway';
 import { appRuntime } from '../runtime';
 
 /** Lands a branch's pending writes on its remote (bounded; the result is data, never thrown). */
 df.app.activity(PUBLISH_ACTIVITY, {
-  handler: async (input: unknown) => runPublish(await appRuntime(), input, process.env),
+  extraInputs: [df.input.durableClient()],
+  handler: async (input: unknown, context: InvocationContext) =>
+    runPublish(await appRuntime(), input, {
+      env: process.env,
+      readBranch: (branchKey) => readBranchState(df.getClient(context), branchKey),
+    }),
 });

@@ -76,14 +76,26 @@ export const branchOperationSchemas = {
 
 export type BranchOperationName = keyof typeof branchOperationSchemas;
 
+/**
+ * A publication as the driver sees it: the attempt and how many writes it carries. The writes
+ * themselves stay in the entity; the publish activity reads them there, so the driver's history
+ * (replayed on every episode) never holds a backlog of changes.
+ */
+export interface PlannedPublication {
+  type: 'publish';
+  attempt: string;
+  writes: number;
+}
+
+/** An effect the driver runs: Git work and projections, with publications in summary. */
+export type PlannedEffect = Exclude<BranchEffect, { type: 'publish' }> | PlannedPublication;
+
 /** What the driver needs after `plan`: the owed effects, the next deadline, and the status to show. */
 export interface BranchPlan {
   at: string;
-  effects: BranchEffect[];
+  effects: PlannedEffect[];
   nextDeadline: string | undefined;
   status: PublicationStatus;
-  /** The part references of every snapshot a publish effect names. */
-  snapshotParts: Record<string, string[]>;
 }
 
 export type BranchOperationAnswer =
@@ -175,24 +187,43 @@ function applyAll(state: BranchEntityState, commands: readonly BranchCommand[]):
 }
 
 function planOf(state: BranchEntityState, at: string): BranchPlan {
-  const effects = owedEffects(state.branch);
-  const snapshotParts: Record<string, string[]> = {};
-  for (const effect of effects) {
-    if (effect.type !== 'publish') continue;
-    for (const write of effect.writes) {
-      const ref = write.snapshot?.payloadRef;
-      const id = ref?.startsWith('snapshot:') ? ref.slice('snapshot:'.length) : undefined;
-      const open = id === undefined ? undefined : state.snapshots[id];
-      if (ref && open) snapshotParts[ref] = open.parts.map((part) => part.ref);
-    }
-  }
+  const effects = owedEffects(state.branch).map(
+    (effect): PlannedEffect =>
+      effect.type === 'publish'
+        ? { type: 'publish', attempt: effect.attempt, writes: effect.writes.length }
+        : effect,
+  );
   return {
     at,
     effects,
     nextDeadline: nextDeadline(state.branch)?.dueAt,
     status: publicationStatus(state.branch, at),
-    snapshotParts,
   };
+}
+
+/**
+ * The publication in flight under `attempt`, with the part references of every multi-part snapshot
+ * it carries, as the publish activity needs it; undefined when that attempt is no longer in flight
+ * (its result was recorded: the activity ran again after a crash).
+ */
+export function publicationInFlight(
+  state: BranchEntityState,
+  attempt: string,
+):
+  | { effect: Extract<BranchEffect, { type: 'publish' }>; snapshotParts: Record<string, string[]> }
+  | undefined {
+  const effect = owedEffects(state.branch).find(
+    (owed): owed is Extract<BranchEffect, { type: 'publish' }> =>
+      owed.type === 'publish' && owed.attempt === attempt,
+  );
+  if (!effect) return undefined;
+  const snapshotParts: Record<string, string[]> = {};
+  for (const write of effect.writes) {
+    const ref = write.snapshot?.payloadRef;
+    const open = ref?.startsWith('snapshot:') ? state.snapshots[ref.slice('snapshot:'.length)] : undefined;
+    if (ref && open) snapshotParts[ref] = open.parts.map((part) => part.ref);
+  }
+  return { effect, snapshotParts };
 }
 
 /**

@@ -1,13 +1,9 @@
 import type { BranchEffect } from '../branch';
-import type { BranchPlan } from './branch-operations';
+import type { BranchPlan, PlannedPublication } from './branch-operations';
 
 /** What the branch driver does next, decided from the branch's plan; the orchestrator only carries it out. */
 export type DriverStep =
-  | {
-      type: 'publish';
-      effect: Extract<BranchEffect, { type: 'publish' }>;
-      snapshotParts: Record<string, string[]>;
-    }
+  | { type: 'publish'; effect: PlannedPublication }
   | { type: 'probe-parent'; effect: Extract<BranchEffect, { type: 'probe-parent' }> }
   | { type: 'observe-remote'; effect: Extract<BranchEffect, { type: 'observe-remote' }> }
   | { type: 'project'; effects: Extract<BranchEffect, { type: 'project' }>[] }
@@ -32,7 +28,7 @@ export function nextDriverStep(
   options: { projectionsDeferredUntil?: string } = {},
 ): DriverStep {
   const publish = plan.effects.find((effect) => effect.type === 'publish');
-  if (publish) return { type: 'publish', effect: publish, snapshotParts: plan.snapshotParts };
+  if (publish) return { type: 'publish', effect: publish };
   const probe = plan.effects.find((effect) => effect.type === 'probe-parent');
   if (probe) return { type: 'probe-parent', effect: probe };
   const observe = plan.effects.find((effect) => effect.type === 'observe-remote');

@@ -7,6 +7,7 @@ import { publish } from '../git/publish';
 import { readBranchHead } from '../git/readBranchHead';
 import type { GitAuth, GitRemote } from '../git/types';
 import { projectSaveStatus } from '../kube/project-save-status';
+import { type BranchEntityState, publicationInFlight } from './branch-operations';
 import {
   type ProjectInput,
   type PublishInput,
@@ -27,13 +28,28 @@ export function gitCacheDir(env: Record<string, string | undefined>, branchKey: 
   return join(env.KUBESCRIBE_GIT_CACHE || join(tmpdir(), 'kubescribe-git-cache'), branchKey);
 }
 
-/** The `publish` activity: lands the effect's writes on the branch, bounded, and says how it went. */
+/**
+ * The `publish` activity: reads the writes of the attempt from the branch's stored state, lands
+ * them on the remote (bounded), and says how it went. An attempt no longer in flight (its result
+ * was recorded before this run: an activity can run twice) is answered as a transient failure,
+ * which the branch ignores since it names a stale attempt.
+ */
 export async function runPublish(
   runtime: AppRuntime,
   rawInput: unknown,
-  env: Record<string, string | undefined>,
+  {
+    env,
+    readBranch,
+  }: {
+    env: Record<string, string | undefined>;
+    readBranch: (branchKey: string) => Promise<BranchEntityState | undefined>;
+  },
 ): Promise<PublicationResult> {
   const input: PublishInput = publishInputSchema.parse(rawInput);
+  const state = await readBranch(input.branchKey);
+  const inFlight = state ? publicationInFlight(state, input.attempt) : undefined;
+  if (!inFlight)
+    return { outcome: 'transient', cause: { message: `attempt ${input.attempt} is no longer in flight` } };
   const repository = repositoryOf(runtime, input.repository);
   let remote: GitRemote;
   try {
@@ -42,16 +58,16 @@ export async function runPublish(
     return { outcome: 'rejected', cause: { message: ensureError(error).message } };
   }
   const writes = await toGitWrites({
-    writes: input.effect.writes,
+    writes: inFlight.effect.writes,
     committer: repository.committer,
     readPayload: batchPayloadReader(runtime.payloads),
-    snapshotParts: input.snapshotParts,
+    snapshotParts: inFlight.snapshotParts,
   });
   const limits = runtime.loaded.config.limits;
   const result = await publish({
     remote,
     branch: input.branch,
-    ...(input.effect.parentBranch ? { parentBranch: input.effect.parentBranch } : {}),
+    ...(inFlight.effect.parentBranch ? { parentBranch: inFlight.effect.parentBranch } : {}),
     writes,
     cacheDir: gitCacheDir(env, input.branchKey),
     callTimeoutMs: limits.gitCallTimeoutMs,

@@ -1,4 +1,4 @@
-import { runBranchOperation, snapshotRef } from '../../../shared/app/branch-operations';
+import { publicationInFlight, runBranchOperation, snapshotRef } from '../../../shared/app/branch-operations';
 
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
 const settings = (second: number) => [
@@ -87,15 +87,19 @@ describe('a snapshot in parts', () => {
     state = runBranchOperation(state, 'snapshot-part', part(1, 2)).state;
     expect(state.branch.pending).toEqual([]);
     state = runBranchOperation(state, 'snapshot-complete', complete(2)).state;
-    const plan = runBranchOperation(state, 'plan', { at: at(30) }).answer;
-    expect(plan.ok && plan.plan?.snapshotParts).toEqual({
+    const plan = runBranchOperation(state, 'plan', { at: at(30) });
+    const planned = plan.answer.ok
+      ? plan.answer.plan?.effects.find((effect) => effect.type === 'publish')
+      : undefined;
+    // The plan names the attempt only; the activity reads its writes and parts from the entity.
+    expect(planned).toEqual({ type: 'publish', attempt: expect.any(String), writes: 1 });
+    const inFlight =
+      planned?.type === 'publish' ? publicationInFlight(plan.state, planned.attempt) : undefined;
+    expect(inFlight?.snapshotParts).toEqual({
       [snapshotRef('snap-1')]: [`sha256:${'1'.repeat(64)}`, `sha256:${'2'.repeat(64)}`],
     });
-    const publish = plan.ok ? plan.plan?.effects.find((effect) => effect.type === 'publish') : undefined;
-    expect(publish?.type === 'publish' && publish.writes[0]?.snapshot).toMatchObject({
-      bytes: 200,
-      objects: 4,
-    });
+    expect(inFlight?.effect.writes[0]?.snapshot).toMatchObject({ bytes: 200, objects: 4 });
+    expect(publicationInFlight(plan.state, 'not-an-attempt')).toBeUndefined();
   });
 
   it('ignores a part delivered twice and a completion delivered twice', () => {

@@ -1,17 +1,16 @@
-import type { BranchPlan } from '../../../shared/app/branch-operations';
+import type { BranchPlan, PlannedEffect } from '../../../shared/app/branch-operations';
 import { DRIVER_HEARTBEAT_MS, nextDriverStep } from '../../../shared/app/driver-step';
-import type { BranchEffect } from '../../../shared/branch';
 
 const at = '2026-01-01T00:00:00.000Z';
 const later = (ms: number) => new Date(Date.parse(at) + ms).toISOString();
 
-function plan(effects: BranchEffect[], nextDeadline?: string): BranchPlan {
-  return { at, effects, nextDeadline, status: {} as BranchPlan['status'], snapshotParts: {} };
+function plan(effects: PlannedEffect[], nextDeadline?: string): BranchPlan {
+  return { at, effects, nextDeadline, status: {} as BranchPlan['status'] };
 }
 
-const publish: BranchEffect = { type: 'publish', attempt: '1', parentBranch: null, writes: [] };
-const probe: BranchEffect = { type: 'probe-parent', probe: '1', parentBranch: 'release' };
-const project = (saveId: string): BranchEffect => ({
+const publish: PlannedEffect = { type: 'publish', attempt: '1', writes: 2 };
+const probe: PlannedEffect = { type: 'probe-parent', probe: '1', parentBranch: 'release' };
+const project = (saveId: string): PlannedEffect => ({
   type: 'project',
   saveId,
   request: { namespace: 'ns', name: saveId },
