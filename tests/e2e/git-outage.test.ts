@@ -3,25 +3,19 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type AppHost, type AppResponse, git, startAppHost } from '../support/app/app-host';
-import { createBareRepo } from '../support/git/createBareRepo';
-import { type FaultProxy, startFaultProxy } from '../support/git/startFaultProxy';
-import { startGitServer } from '../support/git/startGitServer';
+import type { FaultProxy } from '../support/git/startFaultProxy';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/startProxiedRemote';
 
 let app: AppHost;
-let server: { url: string; stop(): Promise<void> };
+let served: ProxiedRemote;
 let proxy: FaultProxy;
 let remote: string;
 let version = 1000;
 
 beforeAll(async () => {
-  const root = mkdtempSync(join(tmpdir(), 'ks-outage-'));
-  remote = await createBareRepo({ root, name: 'state.git', files: { 'README.md': 'cluster state\n' } });
-  server = await startGitServer({ root });
-  proxy = await startFaultProxy({ upstream: server.url });
+  served = await startProxiedRemote();
+  ({ remote, proxy } = served);
   app = await startAppHost({
     repositories: [
       {
@@ -46,8 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await proxy?.stop();
-  await server?.stop();
+  await served?.stop();
 });
 
 function configMap(name: string, size: number) {

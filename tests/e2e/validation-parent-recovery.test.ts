@@ -6,9 +6,6 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type AppHost, git, startAppHost } from '../support/app/app-host';
 import {
   branchExists,
@@ -17,21 +14,18 @@ import {
   filesOn,
   writeTrailers,
 } from '../support/app/branch-observations';
-import { createBareRepo } from '../support/git/createBareRepo';
-import { type FaultProxy, startFaultProxy } from '../support/git/startFaultProxy';
-import { startGitServer } from '../support/git/startGitServer';
+import type { FaultProxy } from '../support/git/startFaultProxy';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/startProxiedRemote';
 
 let app: AppHost;
-let server: { url: string; stop(): Promise<void> };
+let served: ProxiedRemote;
 let proxy: FaultProxy;
 let remote: string;
 const accepted: string[] = [];
 
 beforeAll(async () => {
-  const root = mkdtempSync(join(tmpdir(), 'ks-parent-'));
-  remote = await createBareRepo({ root, name: 'state.git', files: { 'README.md': 'state\n' } });
-  server = await startGitServer({ root });
-  proxy = await startFaultProxy({ upstream: server.url });
+  served = await startProxiedRemote({ files: { 'README.md': 'state\n' } });
+  ({ remote, proxy } = served);
   app = await startAppHost({
     repositories: [{ name: 'state', url: `${proxy.url}/state.git` }],
     targets: [
@@ -56,8 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await proxy?.stop();
-  await server?.stop();
+  await served?.stop();
 });
 
 async function post(name: string): Promise<void> {
