@@ -285,6 +285,45 @@ describe('secrets named by the configuration', () => {
     expect(JSON.stringify(error)).not.toContain('git-token-value');
   });
 
+  it('given a source with a kubeconfig variable when loaded then its kubeconfig is kept as a secret', async () => {
+    const kubeconfig =
+      'apiVersion: v1\nkind: Config\nusers: [{ name: u, user: { token: kube-token-value } }]\n';
+    const loaded = await loadContent(
+      {
+        ...minimal,
+        sources: [
+          {
+            name: 'cluster-a',
+            tokenEnv: 'CLUSTER_A_TOKEN',
+            kubeconfigEnv: 'CLUSTER_A_KUBECONFIG',
+            targets: ['*'],
+          },
+        ],
+      },
+      { ...secrets, CLUSTER_A_KUBECONFIG: kubeconfig },
+    );
+    expect(loaded.secrets.sourceKubeconfigs['cluster-a']?.reveal()).toBe(kubeconfig);
+    expect(JSON.stringify(loaded)).not.toContain('kube-token-value');
+  });
+
+  it('given a kubeconfig variable that is unset when loaded then start-up is refused naming it', async () => {
+    const error = await loadContent({
+      ...minimal,
+      sources: [
+        {
+          name: 'cluster-a',
+          tokenEnv: 'CLUSTER_A_TOKEN',
+          kubeconfigEnv: 'CLUSTER_A_KUBECONFIG',
+          targets: ['*'],
+        },
+      ],
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({
+      code: ConfigSecretMissing.code,
+      data: { variable: 'CLUSTER_A_KUBECONFIG', usedBy: 'sources[0].kubeconfigEnv' },
+    });
+  });
+
   it('given a repository token variable that is unset when loaded then the error points at the repository auth', async () => {
     const error = await loadConfig({
       env: { CLUSTER_A_TOKEN: 'x', KUBESCRIBE_CONFIG: 'full.yaml' },
