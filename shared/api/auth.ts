@@ -11,19 +11,22 @@ export interface AuthorizedSource {
 
 export type AuthMode = 'required' | 'disabled';
 
+/** The source a request authenticated as (`anonymous` with every target when auth is disabled). */
+export type AuthenticatedSource = Pick<AuthorizedSource, 'name' | 'targets'>;
+
+const ANONYMOUS: AuthenticatedSource = { name: 'anonymous', targets: ['*'] };
+
 /**
- * Finds the source whose token the request carries and checks that it may write `target`.
- * Tokens are compared in constant time, and every source is compared so that the time taken
- * does not tell which source's token was close. Returns the source's name (`anonymous` when auth
- * is disabled on a loopback-only server).
+ * Finds the source whose token the request carries (401 when none does). Tokens are compared in
+ * constant time, and every source is compared so that the time taken does not tell which
+ * source's token was close.
  */
-export function authorizeSource(input: {
+export function authenticateSource(input: {
   authorization: string | null | undefined;
   sources: readonly AuthorizedSource[];
   mode: AuthMode;
-  target?: string;
-}): string {
-  if (input.mode === 'disabled') return 'anonymous';
+}): AuthenticatedSource {
+  if (input.mode === 'disabled') return ANONYMOUS;
   const presented = bearerToken(input.authorization);
   if (presented === undefined)
     throw new ApiError('unauthorized', 'Send the source token as "Authorization: Bearer <token>".');
@@ -33,11 +36,29 @@ export function authorizeSource(input: {
   }
   if (match === undefined)
     throw new ApiError('unauthorized', 'The bearer token matches no configured source.');
-  const target = input.target;
-  if (target !== undefined && !match.targets.includes('*') && !match.targets.includes(target)) {
-    throw new ApiError('forbidden', `Source "${match.name}" may not write target "${target}".`);
+  return match;
+}
+
+/** Refuses with 403 a target the authenticated source may not write. */
+export function checkWriteAccess(source: AuthenticatedSource, target: string): void {
+  if (!source.targets.includes('*') && !source.targets.includes(target)) {
+    throw new ApiError('forbidden', `Source "${source.name}" may not write target "${target}".`);
   }
-  return match.name;
+}
+
+/**
+ * Authenticates the request's source (401) and, given a target, checks the source may write it
+ * (403). Returns the source's name (`anonymous` when auth is disabled on a loopback-only server).
+ */
+export function authorizeSource(input: {
+  authorization: string | null | undefined;
+  sources: readonly AuthorizedSource[];
+  mode: AuthMode;
+  target?: string;
+}): string {
+  const source = authenticateSource(input);
+  if (input.target !== undefined) checkWriteAccess(source, input.target);
+  return source.name;
 }
 
 function bearerToken(header: string | null | undefined): string | undefined {

@@ -4,7 +4,7 @@ import { ApiError } from '../api/errors';
 import { readJson } from '../api/request';
 import { type BranchCommand, saveStatus } from '../branch';
 import { parseDuration } from '../config';
-import { saveMessageSchema, saveWindowSchema } from '../resources';
+import { checkSaveRules, saveMessageSchema, saveWindowSchema } from '../resources';
 import { checkAdmission } from './admit-changes';
 import type { BranchGateway } from './branch-gateway';
 import { commitAuthor } from './commit-author';
@@ -43,34 +43,7 @@ export const saveBodySchema = z
       })
       .optional(),
   })
-  .superRefine((save, ctx) => {
-    const window = save.window ?? {};
-    const ms = (text: string | undefined, fallback: number) => {
-      const parsed = text === undefined ? undefined : parseDuration(text);
-      return parsed?.ok ? parsed.ms : fallback;
-    };
-    if (window.attach === 'Next' && ms(window.attachTimeout, 2000) === 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['window', 'attachTimeout'],
-        message: 'must be more than 0s when attach is Next',
-      });
-    }
-    if (window.idleTimeout !== undefined && ms(window.idleTimeout, 0) > ms(window.maxDuration, 2000)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['window', 'idleTimeout'],
-        message: 'must not be longer than maxDuration',
-      });
-    }
-    if (save.whenNothingToCommit === 'CommitEmpty' && save.message === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['message'],
-        message: 'is required when whenNothingToCommit is CommitEmpty',
-      });
-    }
-  });
+  .superRefine(checkSaveRules);
 export type SaveBody = z.infer<typeof saveBodySchema>;
 
 /** `POST /api/v1/targets/{target}/saves`: register a save (idempotent by id). */

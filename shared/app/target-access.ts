@@ -1,4 +1,4 @@
-import { authorizeSource } from '../api/auth';
+import { authenticateSource, checkWriteAccess } from '../api/auth';
 import { ApiError } from '../api/errors';
 import type { RouteRequest } from './route-request';
 import type { AppRuntime, ResolvedTarget } from './runtime';
@@ -9,18 +9,13 @@ import type { AppRuntime, ResolvedTarget } from './runtime';
  */
 export function accessTarget(runtime: AppRuntime, request: RouteRequest): ResolvedTarget {
   const name = request.params.target ?? '';
-  authorizeSource({
+  const source = authenticateSource({
     authorization: request.header('authorization'),
     sources: runtime.sources,
     mode: runtime.authMode,
   });
   const target = runtime.targets.get(name);
   if (!target) throw new ApiError('target-not-found', `No target named "${name}" is configured.`);
-  authorizeSource({
-    authorization: request.header('authorization'),
-    sources: runtime.sources,
-    mode: runtime.authMode,
-    target: name,
-  });
+  checkWriteAccess(source, name);
   return target;
 }

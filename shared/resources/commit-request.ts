@@ -38,6 +38,45 @@ export const saveWindowSchema = z.strictObject({
 });
 
 /**
+ * The cross-field rules of a save, the same for a CommitRequest's spec and the saves route's body:
+ * `Next` needs attachTimeout > 0, idleTimeout ≤ maxDuration, and `CommitEmpty` needs a message.
+ */
+export function checkSaveRules(
+  save: {
+    message?: string | undefined;
+    window?: z.output<typeof saveWindowSchema> | undefined;
+    whenNothingToCommit?: 'Resolve' | 'CommitEmpty' | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const window = save.window ?? {};
+  if (window.attach === 'Next' && durationMs(window.attachTimeout, 2000) === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['window', 'attachTimeout'],
+      message: 'must be more than 0s when attach is Next',
+    });
+  }
+  if (
+    window.idleTimeout !== undefined &&
+    durationMs(window.idleTimeout, 0) > durationMs(window.maxDuration, 2000)
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['window', 'idleTimeout'],
+      message: 'must not be longer than maxDuration',
+    });
+  }
+  if (save.whenNothingToCommit === 'CommitEmpty' && save.message === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['message'],
+      message: 'is required when whenNothingToCommit is CommitEmpty',
+    });
+  }
+}
+
+/**
  * The spec of a `kubescribe.dev/v1alpha1` CommitRequest: the target to save, an optional message, the
  * window policy and what to do when nothing is pending. Bounds and cross-field rules are those of the
  * saves route: each duration ≤ 5m, idleTimeout ≤ maxDuration, `Next` needs attachTimeout > 0,
@@ -53,32 +92,6 @@ export const commitRequestSpecSchema = z
     window: saveWindowSchema.optional(),
     whenNothingToCommit: z.enum(['Resolve', 'CommitEmpty']).optional(),
   })
-  .superRefine((spec, ctx) => {
-    const window = spec.window ?? {};
-    if (window.attach === 'Next' && durationMs(window.attachTimeout, 2000) === 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['window', 'attachTimeout'],
-        message: 'must be more than 0s when attach is Next',
-      });
-    }
-    if (
-      window.idleTimeout !== undefined &&
-      durationMs(window.idleTimeout, 0) > durationMs(window.maxDuration, 2000)
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['window', 'idleTimeout'],
-        message: 'must not be longer than maxDuration',
-      });
-    }
-    if (spec.whenNothingToCommit === 'CommitEmpty' && spec.message === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['message'],
-        message: 'is required when whenNothingToCommit is CommitEmpty',
-      });
-    }
-  });
+  .superRefine(checkSaveRules);
 
 export type CommitRequestSpec = z.output<typeof commitRequestSpecSchema>;

@@ -20,6 +20,7 @@ export type {
 } from './change';
 export {
   type CommitRequestSpec,
+  checkSaveRules,
   commitRequestSpecSchema,
   saveMessageSchema,
   saveWindowSchema,
