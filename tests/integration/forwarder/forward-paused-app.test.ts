@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { type AppHost, git, startAppHost } from '../../support/app/app-host';
 import type { KubeObject, ResourceType } from '../../support/fake-kube-api/object-store';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api/server';
-import { createBareRepo } from '../../support/git/createBareRepo';
-import { type FaultProxy, startFaultProxy } from '../../support/git/startFaultProxy';
-import { startGitServer } from '../../support/git/startGitServer';
+import type { FaultProxy } from '../../support/git/startFaultProxy';
+import { type ProxiedRemote, startProxiedRemote } from '../../support/git/startProxiedRemote';
 import { fakeConnection, type RunningForwarder, startForwarder } from './support/forwarder-harness';
 import { eventually } from './support/manual-delay';
 
@@ -40,7 +39,7 @@ function configMap(name: string, size: number): KubeObject {
 describe('the forwarder against a paused branch', () => {
   let app: AppHost;
   let kube: FakeKubeApi;
-  let server: { url: string; stop(): Promise<void> };
+  let served: ProxiedRemote;
   let proxy: FaultProxy;
   let remote: string;
   let cursorFile: string;
@@ -54,9 +53,8 @@ describe('the forwarder against a paused branch', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'ks-forwarder-paused-'));
     cursorFile = join(root, 'cursors.json');
-    remote = await createBareRepo({ root, name: 'state.git', files: { 'README.md': 'cluster state\n' } });
-    server = await startGitServer({ root });
-    proxy = await startFaultProxy({ upstream: server.url });
+    served = await startProxiedRemote();
+    ({ remote, proxy } = served);
     kube = await startFakeKubeApi({ types: [CONFIGMAPS], bearerToken: KUBE_TOKEN });
     app = await startAppHost({
       repositories: [
@@ -84,8 +82,7 @@ describe('the forwarder against a paused branch', () => {
     await forwarder?.stop();
     await kube?.close();
     await app?.stop();
-    await proxy?.stop();
-    await server?.stop();
+    await served?.stop();
     rmSync(root, { recursive: true, force: true });
   });
 
