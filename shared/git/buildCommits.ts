@@ -62,6 +62,7 @@ export async function buildCommits({
     commits[write.id] = head;
     created++;
   }
+  editor.keep();
   return { kind: 'built', commits, head, created };
 }
 

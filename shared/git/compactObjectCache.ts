@@ -39,7 +39,7 @@ export async function compactObjectCache({
       store.add(type, data);
     }
   }
-  await installPack({ gitdir, ...encodePack({ store }) });
+  await installPack({ gitdir, ...(await encodePack({ store })) });
   for (const { name } of merged) {
     await rm(join(dir, `${name}.idx`), { force: true });
     await rm(join(dir, `${name}.pack`), { force: true });

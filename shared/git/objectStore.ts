@@ -1,36 +1,74 @@
 import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { deflate, deflateSync, type ZlibOptions } from 'node:zlib';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob';
-/** An object as it goes into a pack: its type, its inflated size, and its zlib-deflated bytes. */
-export type StoredObject = { type: GitObjectType; size: number; deflated: Buffer };
+/**
+ * An object as it goes into a pack: its type, and its zlib-deflated bytes with their inflated size.
+ * With `deltaBase` those bytes are a git delta against that object (which is in the same store,
+ * added earlier), not the object itself.
+ */
+export type StoredObject = { type: GitObjectType; size: number; deflated: Buffer; deltaBase?: string };
+/** A version of an object as git delta instructions against an earlier object. */
+export type Delta = { base: string; instructions: Buffer };
 export type ObjectStore = {
-  /** Hashes the object and keeps it (once), deflated; returns its SHA-1. */
-  add(type: GitObjectType, data: Buffer): string;
-  objects(): Iterable<[string, StoredObject]>;
+  /**
+   * Hashes the object and keeps it (once), deflated; returns its SHA-1. A `delta` whose base is in
+   * this store is kept instead of the object's bytes.
+   */
+  add(type: GitObjectType, data: Buffer, delta?: Delta): string;
+  /** Whether the object is in this store. */
+  has(oid: string): boolean;
+  /** Every object, once its deflation has finished. */
+  objects(): Promise<Iterable<[string, StoredObject]>>;
   readonly size: number;
 };
+
+/** From this size an object is deflated on libuv's thread pool, off the event loop. */
+const DEFLATE_OFF_THREAD_BYTES = 64 * 1024;
 
 /**
  * The objects a publication creates, kept deflated in memory until they are packed and sent
  * (deflated right away: 10,000 changed files then weigh their compressed size, not twice their size).
+ * A large object (a folder of thousands of files, rewritten by every commit touching it) is deflated
+ * on the thread pool while the next commits are built, so the event loop keeps serving requests.
  */
 export function createObjectStore(): ObjectStore {
   const objects = new Map<string, StoredObject>();
+  const deflating: Promise<void>[] = [];
   return {
-    add(type, data) {
+    add(type, data, delta) {
       const oid = createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex');
-      if (!objects.has(oid)) {
+      if (objects.has(oid)) return oid;
+      const packed = delta && objects.has(delta.base) ? delta.instructions : data;
+      const object: StoredObject = { type, size: packed.length, deflated: Buffer.alloc(0) };
+      if (packed !== data) object.deltaBase = delta!.base;
+      objects.set(oid, object);
+      const options: ZlibOptions = {
+        level: 1,
         // a small output chunk: with the default 16 KiB chunk each deflated object pins 16 KiB
-        const deflated = deflateSync(data, {
-          level: 1,
-          chunkSize: Math.max(64, Math.min(data.length, 16_384)),
-        });
-        objects.set(oid, { type, size: data.length, deflated });
-      }
+        chunkSize: Math.max(64, Math.min(packed.length, 16_384)),
+        // a window no larger than the object: setting up zlib's default 32 KiB window costs more than
+        // deflating a small file
+        windowBits: Math.max(9, Math.min(15, Math.ceil(Math.log2(packed.length + 1)))),
+      };
+      if (packed.length < DEFLATE_OFF_THREAD_BYTES) object.deflated = deflateSync(packed, options);
+      else
+        deflating.push(
+          new Promise<void>((resolve, reject) =>
+            deflate(packed, options, (error, deflated) => {
+              if (error) return reject(error);
+              object.deflated = deflated;
+              resolve();
+            }),
+          ),
+        );
       return oid;
     },
-    objects: () => objects.entries(),
+    has: (oid) => objects.has(oid),
+    async objects() {
+      await Promise.all(deflating.splice(0));
+      return objects.entries();
+    },
     get size() {
       return objects.size;
     },

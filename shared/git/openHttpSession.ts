@@ -121,7 +121,7 @@ export function openHttpSession({
       return { gitdir: dir, tip };
     },
     async push({ branch: name, oldOid, newOid, store }) {
-      const { pack } = encodePack({ store });
+      const { pack } = await encodePack({ store });
       const outcome = await bounded('push', (s) =>
         sendReceivePack({
           http: boundedHttp({ signal: s, headers }),
@@ -136,7 +136,7 @@ export function openHttpSession({
         const dir = await gitdir();
         // the cache keeps our commits and trees, not our blobs: later builds read trees only, and
         // offering this tip as a "have" tells the server not to send them back
-        const kept = encodePack({ store, types: ['commit', 'tree'] });
+        const kept = await encodePack({ store, types: ['commit', 'tree'] });
         await installPack({ gitdir: dir, ...kept });
         await pin(dir, name, newOid);
         await compactObjectCache({ gitdir: dir });

@@ -74,7 +74,7 @@ export function openLocalSession({
       return { gitdir, tip };
     },
     async push({ branch, oldOid, newOid, store }) {
-      const { pack, idx, packSha } = encodePack({ store });
+      const { pack, idx, packSha } = await encodePack({ store });
       await installPack({ gitdir, pack, idx, packSha });
       // git itself waits 100 ms for a ref lock (core.filesRefLockTimeout); a little longer is kind to a busy repository
       const update = await withBound((s) =>

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publish } from '../../../shared/git/publish';
@@ -15,6 +15,10 @@ beforeAll(async () => {
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 let seq = 0;
+const packFiles = async (gitdir: string) =>
+  (await readdir(join(gitdir, 'objects', 'pack')))
+    .filter((n) => n.endsWith('.idx'))
+    .map((n) => join(gitdir, 'objects', 'pack', n));
 const repo = (files?: Record<string, string>) =>
   createBareRepo({ root, name: `l${++seq}.git`, ...(files ? { files } : {}) });
 
@@ -52,6 +56,36 @@ function cliLoop(gitdir: string, rounds: number): { done: Promise<string[]> } {
 }
 
 describe('a local bare repository as the remote', () => {
+  it('installs later versions of a large folder as deltas git reads back', async () => {
+    const gitdir = await repo(
+      Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`ns/cm-${i}.yaml`, `i: ${i}\n`])),
+    );
+    const writes = Array.from({ length: 4 }, (_, w) =>
+      aWrite({ id: `grow-${w}`, files: { [`ns/new-${w}.yaml`]: `w: ${w}\n` } }),
+    );
+
+    const result = await publish({
+      remote: { kind: 'local', path: gitdir },
+      branch: 'main',
+      writes,
+      cacheDir: join(root, `cache-${seq}`),
+    });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    if (result.kind !== 'published') return;
+    await fsck(gitdir);
+    const packs = (await runGit({ args: ['--git-dir', gitdir, 'count-objects', '-v'] })).match(
+      /^packs: (\d+)/m,
+    );
+    expect(Number(packs?.[1])).toBeGreaterThan(0);
+    const listing = await runGit({
+      args: ['--git-dir', gitdir, 'ls-tree', '--name-only', `${result.head}:ns`],
+    });
+    expect(listing.split('\n')).toHaveLength(504);
+    const verify = await runGit({ cwd: gitdir, args: ['verify-pack', '-v', ...(await packFiles(gitdir))] });
+    expect(verify).toMatch(/ tree +\d+ \d+ \d+ 1 [0-9a-f]{40}/);
+  });
+
   it('publishes into it, readable by git', async () => {
     const gitdir = await repo({ 'a.yaml': 'a\n' });
 

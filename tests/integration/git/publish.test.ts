@@ -43,6 +43,69 @@ describe('publishing pending writes over smart HTTP', () => {
     await fsck(gitdir);
   });
 
+  it('orders tree entries as git does: by name bytes, a folder as if its name ended in a slash', async () => {
+    const { url, gitdir } = await world.repo();
+    const files = {
+      'a.b': '1\n',
+      'a-b': '2\n',
+      'a/x.yaml': '3\n',
+      a0: '4\n',
+      'é.yaml': '5\n',
+      'z.yaml': '6\n',
+      'Z.yaml': '7\n',
+    };
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ id: 'names', files })],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    const entries = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '-z', '--name-only', 'main'] });
+    // git mktree sorts what it is given, so its tree is the reference for ours
+    const listing = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '-z', 'main'] });
+    const gitsOwn = await runGit({ args: ['--git-dir', gitdir, 'mktree', '-z'], input: listing });
+    expect(gitsOwn).toBe(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'main^{tree}'] }));
+    expect(entries.split('\0').filter(Boolean)).toEqual([
+      'Z.yaml',
+      'a-b',
+      'a.b',
+      'a',
+      'a0',
+      'z.yaml',
+      'é.yaml',
+    ]);
+    await fsck(gitdir);
+  });
+
+  it('sends later versions of a large folder as deltas that git resolves to the same trees', async () => {
+    const files = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`ns/cm-${i}.yaml`, `i: ${i}\n`]));
+    const { url, gitdir } = await world.repo({ files });
+    const writes = Array.from({ length: 4 }, (_, w) =>
+      aWrite({ id: `grow-${w}`, files: { [`ns/new-${w}.yaml`]: `w: ${w}\n`, 'ns/cm-7.yaml': `w: ${w}\n` } }),
+    );
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes,
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    if (result.kind !== 'published') return;
+    await fsck(gitdir);
+    for (const [w, write] of writes.entries()) {
+      const listing = await runGit({
+        args: ['--git-dir', gitdir, 'ls-tree', '--name-only', `${result.commits[write.id]}:ns`],
+      });
+      expect(listing.split('\n')).toHaveLength(501 + w);
+      expect(await showFile(gitdir, result.commits[write.id]!, 'ns/cm-7.yaml')).toBe(`w: ${w}`);
+    }
+  });
+
   it('makes no commit for a write that changes nothing, but always commits an empty save record', async () => {
     const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a: 1\n' } });
     const same = aWrite({ id: 'same', files: { 'a.yaml': 'a: 1\n' } });
