@@ -16,18 +16,31 @@ type Origins = readonly (WriteOrigin | null)[];
 
 const WRITE_COUNTER = /^[1-9]\d{0,14}$/;
 
-function storeChange(change: WriteChange): StoredWriteChange {
-  const ref = change.payloadRef === undefined ? undefined : storeRef(change.payloadRef);
+function storeChange(change: WriteChange, previousRef: string | undefined): StoredWriteChange {
+  const ref = change.payloadRef === undefined ? undefined : storeRef(change.payloadRef, previousRef);
   if (change.operation === 'delete') return [change.path, change.bytes, ref ?? null, 'delete'];
   return ref === undefined ? [change.path, change.bytes] : [change.path, change.bytes, ref];
 }
 
-function expandChange(stored: StoredWriteChange): WriteChange {
-  const [path, bytes, ref] = stored;
-  const operation = stored[3] === 'delete' ? 'delete' : 'upsert';
-  return ref === undefined || ref === null
-    ? { path, operation, bytes }
-    : { path, operation, payloadRef: expandRef(ref), bytes };
+/** A write's changes as stored; a reference is stored relative to the one before it. */
+function storeChanges(changes: readonly WriteChange[]): StoredWriteChange[] {
+  let previousRef: string | undefined;
+  return changes.map((change) => {
+    const stored = storeChange(change, previousRef);
+    if (change.payloadRef !== undefined) previousRef = change.payloadRef;
+    return stored;
+  });
+}
+
+function expandChanges(stored: readonly StoredWriteChange[]): WriteChange[] {
+  let previousRef: string | undefined;
+  return stored.map((change) => {
+    const [path, bytes, ref] = change;
+    const operation = change[3] === 'delete' ? 'delete' : 'upsert';
+    if (ref === undefined || ref === null) return { path, operation, bytes };
+    previousRef = expandRef(ref, previousRef);
+    return { path, operation, payloadRef: previousRef, bytes };
+  });
 }
 
 function templateMessage(
@@ -95,7 +108,7 @@ export function storeWrite(
   if (write.kind !== 'window') stored.kind = write.kind;
   if (write.message !== templateMessage(write, write.changes)) stored.msg = write.message;
   if (write.allowEmpty) stored.allowEmpty = true;
-  if (write.changes) stored.ch = write.changes.map(storeChange);
+  if (write.changes) stored.ch = storeChanges(write.changes);
   if (write.snapshot) stored.snapshot = write.snapshot;
   if (write.saveIds.length > 0) stored.saveIds = write.saveIds;
   if (write.bytes !== storedBytes(stored)) stored.bytes = write.bytes;
@@ -108,7 +121,7 @@ export function expandWrite(origins: Origins, stored: StoredWrite): PendingWrite
   const origin = origins[stored.by];
   if (!origin) throw new Error(`pending write ${storedWriteId(stored)} references no origin`);
   const kind = stored.kind ?? 'window';
-  const changes = stored.ch?.map(expandChange);
+  const changes = stored.ch && expandChanges(stored.ch);
   const { target, targetPath, author, attribution, prune } = origin;
   return {
     id: storedWriteId(stored),

@@ -22,6 +22,7 @@ const ENTITY_LIMIT_BYTES = 1_000_000;
 const instant = fc
   .integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) })
   .map((ms) => new Date(ms).toISOString());
+const digestOf = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 const compactStampOf = (iso: string) => iso.replace(/[-:.]/g, '');
 const author = fc.oneof(
   fc.constant(alice),
@@ -37,6 +38,12 @@ const change = fc
         fc.string({ minLength: 1 }),
         fc.stringMatching(/^sha256:[0-9a-f]{64}$/),
         fc.stringMatching(/^[=A-Za-z0-9_-]{1,44}$/),
+        // items of stored request batches: few digests and indices, so runs of successive items occur
+        fc
+          .tuple(fc.constantFrom(digestOf('a'), digestOf('b')), fc.integer({ min: 0, max: 3 }))
+          .map(([digest, index]) => `${digest}#${index}`),
+        fc.stringMatching(/^sha256:[0-9a-f]{64}#[0-9]{1,11}$/),
+        fc.constantFrom('+', `sha256:${'0'.repeat(64)}#-1`),
       ),
       { nil: undefined },
     ),
@@ -166,6 +173,38 @@ describe('pending writes as the branch stores them', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('given a window of one request’s 400 changes, when it is stored, then each change’s payload reference takes one character', () => {
+    const batch = digestOf('one request');
+    const write = (refs: boolean): PendingWrite => ({
+      id: 'w-400',
+      kind: 'window',
+      target: 'prod',
+      targetPath: '.',
+      author: alice,
+      attribution: 'audit',
+      message: 'alice on prod: 400 resource(s)',
+      decidedAt: at(0),
+      prune: 'OnEvent',
+      allowEmpty: false,
+      changes: Array.from({ length: 400 }, (_, i) => ({
+        path: `bench/configmaps/cm-${i}.yaml`,
+        operation: 'upsert' as const,
+        ...(refs ? { payloadRef: `${batch}#${i}` } : {}),
+        bytes: 622,
+      })),
+      saveIds: [],
+      bytes: 400 * 622,
+      items: 400,
+    });
+
+    const withRefs = decided(initialState(), write(true));
+    const withoutRefs = decided(initialState(), write(false));
+
+    const refBytes = JSON.stringify(withRefs).length - JSON.stringify(withoutRefs).length;
+    expect(refBytes).toBeLessThan(400 * '"+",'.length + 60);
+    expect(JSON.stringify(pendingWrites(withRefs))).toBe(JSON.stringify([write(true)]));
   });
 
   it('given an outage with a commit per change, when the budget fills with the app’s changes, then the state fits the 1 MB entity limit, also while they are in flight', () => {
