@@ -47,12 +47,16 @@ export async function runActivity(host: HostContext, workId: number, timeoutMs: 
 async function invoke(host: HostContext, name: string, input: unknown): Promise<unknown> {
   const fn = host.findFunction(name, 'activityTrigger');
   if (!fn) throw new Error(`The activity function '${name}' does not exist.`);
+  const trigger = { name: fn.triggerName, data: { string: JSON.stringify(input ?? null) } };
+  if (host.activityThreads)
+    return host.activityThreads.invoke({
+      name,
+      input: trigger.data.string,
+      clientInputs: host.clientInputs(fn),
+    });
   const out = await invokeFunction({
     fn,
-    inputs: [
-      { name: fn.triggerName, data: { string: JSON.stringify(input ?? null) } },
-      ...host.clientInputs(fn),
-    ],
+    inputs: [trigger, ...host.clientInputs(fn)],
     log: host.functionLog,
   });
   return typedDataValue(out);

@@ -1,4 +1,5 @@
 /** What the runners share: the store, the clock, logs, and the hooks that wake the dispatcher. */
+import type { ActivityThreads } from './activity-threads';
 import type { Clock } from './clock';
 import type { RegisteredFunction } from './core-module';
 import type { FunctionLog } from './invoke';
@@ -16,6 +17,8 @@ export interface HostContext {
   findFunction(name: string, triggerType: string): RegisteredFunction | undefined;
   /** Input data of every durableClient binding of a function (the client's local RPC address). */
   clientInputs(fn: RegisteredFunction): { name: string; data: { string: string } }[];
+  /** Where activities run when not on the main thread (see `HostOptions.activityThreads`). */
+  activityThreads: ActivityThreads | null;
   /** Tells the dispatcher that these targets (instance ids or entity ids) have queued messages. */
   wake(targets: Iterable<string>): void;
   /** Tells the dispatcher about new activity work items. */

@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { type ActivityThreads, startActivityThreads } from './activity-threads';
 import { startAppServer } from './app-server';
 import { type ClientApi, clientApi } from './client-api';
 import { type Clock, realClock } from './clock';
@@ -37,6 +38,11 @@ export interface HostOptions {
   synchronous?: 'normal' | 'full';
   /** How long stop() waits for work in flight before abandoning it to the next start (default 10 s). */
   stopTimeoutMs?: number;
+  /**
+   * Worker threads that run activity functions, each loading the app from `appEntry` (default 0:
+   * activities run on the main thread, on the host's clock). Durable state stays on the main thread.
+   */
+  activityThreads?: number;
 }
 
 /** A running host. */
@@ -81,16 +87,19 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
   let stopping = false;
   let rpcBaseUrl = '';
   let appOrigin = '';
+  const functionLog: HostContext['functionLog'] = (fn, level, category, message) => {
+    if (category === 'system' && level === 'debug') return;
+    log(toLogLevel(level), 'FunctionLog', { function: fn, category, message });
+  };
+  const activityThreads = startThreads(options, functionLog);
 
   const base: Omit<HostContext, 'wake' | 'queueActivities' | 'armTimers'> = {
     store,
     clock,
     log,
     taskHubName: settings.taskHubName,
-    functionLog: (fn, level, category, message) => {
-      if (category === 'system' && level === 'debug') return;
-      log(toLogLevel(level), 'FunctionLog', { function: fn, category, message });
-    },
+    functionLog,
+    activityThreads,
     findFunction(name, triggerType) {
       const fn = registry.functions.get(name.toLowerCase());
       return fn && fn.trigger.type === triggerType ? fn : undefined;
@@ -128,6 +137,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
   for (const hook of registry.hooks.get('appStart') ?? []) {
     await hook({ hookData: {}, appHookData: {}, functionAppDirectory: process.cwd() });
   }
+  await activityThreads?.ready;
   const recovered = dispatcher.recover();
   if (recovered.messages + recovered.activities + recovered.timers > 0)
     log('info', 'WorkRecovered', recovered);
@@ -156,6 +166,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
         await dispatcher.drain(options.stopTimeoutMs ?? 10_000);
         stopping = true;
         dispatcher.disarmTimers();
+        await activityThreads?.stop();
         for (const hook of registry.hooks.get('appTerminate') ?? [])
           await hook({ hookData: {}, appHookData: {} });
         store.close();
@@ -164,6 +175,13 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
       return stopped;
     },
   };
+}
+
+function startThreads(options: HostOptions, log: HostContext['functionLog']): ActivityThreads | null {
+  const count = options.activityThreads ?? 0;
+  if (count === 0) return null;
+  if (!options.appEntry) throw new Error('activityThreads needs appEntry: a thread loads the app by itself');
+  return startActivityThreads({ appEntry: options.appEntry, count, log });
 }
 
 function closeServer(server: Server): Promise<void> {

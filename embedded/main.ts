@@ -26,6 +26,8 @@ async function main(): Promise<void> {
     host: config.server.host,
     port: config.server.port,
     hostJson: join(root, 'host.json'),
+    // publications (tree building, packing) on a thread of their own, so that intake keeps its own
+    activityThreads: 1,
   });
   process.stderr.write(
     `kubescribe is listening on ${host.url} (try ${host.url}/api/healthz); Ctrl-C stops it.\n`,

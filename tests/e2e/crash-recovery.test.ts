@@ -61,6 +61,8 @@ async function scenario(name: string) {
     KUBESCRIBE_CONFIG: configFile,
     KUBESCRIBE_DATA: dataDir,
     KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
+    // publications run on an activity thread, as under `npm start`
+    KUBESCRIBE_ACTIVITY_THREADS: '1',
   };
   let host: ChildHost | undefined;
   const start = async () => {

@@ -26,6 +26,15 @@ df.app.activity('Flaky', {
   },
 });
 
+// where an activity ran: 0 is a process's main thread
+df.app.activity('WhereAmI', { handler: () => require('node:worker_threads').threadId as number });
+df.app.activity('EndThread', {
+  handler: () => {
+    // on a worker thread this ends the thread, not the process
+    process.exit(3);
+  },
+});
+
 // ---- entity
 interface Counter {
   value: number;
@@ -58,6 +67,15 @@ df.app.entity('Counter', (ctx: EntityContext<Counter>) => {
 df.app.orchestration('Hello', function* (ctx) {
   const greeting: unknown = yield ctx.df.callActivity('Echo', `hello ${ctx.df.getInput<string>()}`);
   return greeting;
+});
+
+df.app.orchestration('Where', function* (ctx) {
+  const where: unknown = yield ctx.df.callActivity('WhereAmI');
+  return where;
+});
+
+df.app.orchestration('EndsThread', function* (ctx) {
+  yield ctx.df.callActivity('EndThread');
 });
 
 df.app.orchestration('Retrying', function* (ctx) {
