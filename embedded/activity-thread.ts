@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     const request = activityThreadRequestSchema.parse(message);
     const fn = registry.functions.get(request.name.toLowerCase());
     const run = async () => {
-      if (!fn || fn.trigger.type !== 'activityTrigger')
+      if (fn?.trigger.type !== 'activityTrigger')
         throw new Error(`The activity function '${request.name}' does not exist.`);
       const out = await invokeFunction({
         fn,
