@@ -4,7 +4,7 @@
  * A crash before that commit leaves the work item in place: it runs again (at least once, as on Azure).
  */
 import type { HostContext } from './host-context';
-import { invokeFunction, typedDataValue } from './invoke';
+import { invokeActivity } from './invoke';
 import { EventType, type HistoryEvent } from './protocol';
 
 /** Runs one activity work item (if it still exists). */
@@ -47,19 +47,9 @@ export async function runActivity(host: HostContext, workId: number, timeoutMs: 
 async function invoke(host: HostContext, name: string, input: unknown): Promise<unknown> {
   const fn = host.findFunction(name, 'activityTrigger');
   if (!fn) throw new Error(`The activity function '${name}' does not exist.`);
-  const trigger = { name: fn.triggerName, data: { string: JSON.stringify(input ?? null) } };
-  if (host.activityThreads)
-    return host.activityThreads.invoke({
-      name,
-      input: trigger.data.string,
-      clientInputs: host.clientInputs(fn),
-    });
-  const out = await invokeFunction({
-    fn,
-    inputs: [trigger, ...host.clientInputs(fn)],
-    log: host.functionLog,
-  });
-  return typedDataValue(out);
+  const request = { name, input: JSON.stringify(input ?? null), clientInputs: host.clientInputs(fn) };
+  if (host.activityThreads) return host.activityThreads.invoke(request);
+  return invokeActivity({ fn, ...request, log: host.functionLog });
 }
 
 /** An activity that ran past its timeout fails; what it still does afterwards is ignored. */

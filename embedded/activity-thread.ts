@@ -10,7 +10,7 @@ import {
   activityThreadRequestSchema,
 } from './activity-thread-messages';
 import { installCoreModule, registry } from './core-module';
-import { invokeFunction, typedDataValue } from './invoke';
+import { invokeActivity } from './invoke';
 
 async function main(): Promise<void> {
   const port = parentPort;
@@ -24,17 +24,12 @@ async function main(): Promise<void> {
     await hook({ hookData: {}, appHookData: {}, functionAppDirectory: process.cwd() });
   port.on('message', (message: unknown) => {
     const request = activityThreadRequestSchema.parse(message);
-    const fn = registry.functions.get(request.name.toLowerCase());
-    const run = async () => {
-      if (fn?.trigger.type !== 'activityTrigger')
-        throw new Error(`The activity function '${request.name}' does not exist.`);
-      const out = await invokeFunction({
-        fn,
-        inputs: [{ name: fn.triggerName, data: { string: request.input } }, ...request.clientInputs],
+    const run = () =>
+      invokeActivity({
+        fn: registry.functions.get(request.name.toLowerCase()),
+        ...request,
         log: (name, level, category, text) => post({ kind: 'log', fn: name, level, category, message: text }),
       });
-      return typedDataValue(out);
-    };
     run().then(
       (value) => post({ kind: 'result', id: request.id, value }),
       (e: unknown) => {

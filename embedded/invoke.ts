@@ -62,6 +62,28 @@ export async function invokeFunction(options: {
   return response.returnValue;
 }
 
+/**
+ * Runs an activity function with its input (JSON text, as the trigger binding carries it) and
+ * its client bindings; resolves with its return value.
+ */
+export async function invokeActivity(options: {
+  fn: RegisteredFunction | undefined;
+  name: string;
+  input: string;
+  clientInputs: InputData[];
+  log: FunctionLog;
+}): Promise<unknown> {
+  const { fn, name, input, clientInputs, log } = options;
+  if (fn?.trigger.type !== 'activityTrigger')
+    throw new Error(`The activity function '${name}' does not exist.`);
+  const out = await invokeFunction({
+    fn,
+    inputs: [{ name: fn.triggerName, data: { string: input } }, ...clientInputs],
+    log,
+  });
+  return typedDataValue(out);
+}
+
 /** Reads a function's return value out of typed data (a string stays a string, as the worker sends it). */
 export function typedDataValue(data: RpcTypedData | null | undefined): unknown {
   if (!data) return undefined;

@@ -32,8 +32,8 @@ function base64At(text: string, index: number): number {
 export function storeRef(ref: string, previous?: string): string {
   const item = BATCH_ITEM.exec(ref);
   if (item) {
-    const next = previous === undefined ? undefined : BATCH_ITEM.exec(previous);
-    if (next && next[1] === item[1] && Number(next[2]) + 1 === Number(item[2])) return NEXT_ITEM;
+    const before = previous === undefined ? null : BATCH_ITEM.exec(previous);
+    if (before && before[1] === item[1] && Number(before[2]) + 1 === Number(item[2])) return NEXT_ITEM;
     return `${storeDigest(item[1]!)}#${item[2]}`;
   }
   if (!SHA256_REF.test(ref)) return `=${ref}`;

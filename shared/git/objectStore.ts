@@ -12,17 +12,19 @@ export type StoredObject = { type: GitObjectType; size: number; deflated: Buffer
 export type Delta = { base: string; instructions: Buffer };
 export type ObjectStore = {
   /**
-   * Hashes the object and keeps it (once), deflated; returns its SHA-1. A `delta` whose base is in
-   * this store is kept instead of the object's bytes.
+   * Hashes the object and keeps it (once), deflated; returns its SHA-1. A `delta` on a base that
+   * `takesDeltaOn` is kept instead of the object's bytes.
    */
   add(type: GitObjectType, data: Buffer, delta?: Delta): string;
-  /** Whether the object is in this store. */
-  has(oid: string): boolean;
+  /** Whether a delta on `base` would be kept: the base is in this store, in a short enough chain. */
+  takesDeltaOn(base: string): boolean;
   /** Every object, once its deflation has finished. */
   objects(): Promise<Iterable<[string, StoredObject]>>;
   readonly size: number;
 };
 
+/** A chain of deltas is resolved one after another by every reader: keep chains short. */
+const MAX_DELTA_DEPTH = 10;
 /** From this size an object is deflated on libuv's thread pool, off the event loop. */
 const DEFLATE_OFF_THREAD_BYTES = 64 * 1024;
 
@@ -34,14 +36,20 @@ const DEFLATE_OFF_THREAD_BYTES = 64 * 1024;
  */
 export function createObjectStore(): ObjectStore {
   const objects = new Map<string, StoredObject>();
+  /** How many deltas deep each object kept as a delta is. */
+  const depths = new Map<string, number>();
   const deflating: Promise<void>[] = [];
+  const takesDeltaOn = (base: string) => objects.has(base) && (depths.get(base) ?? 0) < MAX_DELTA_DEPTH;
   return {
     add(type, data, delta) {
       const oid = createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex');
       if (objects.has(oid)) return oid;
-      const packed = delta && objects.has(delta.base) ? delta.instructions : data;
+      const packed = delta && takesDeltaOn(delta.base) ? delta.instructions : data;
       const object: StoredObject = { type, size: packed.length, deflated: Buffer.alloc(0) };
-      if (packed !== data) object.deltaBase = delta!.base;
+      if (packed !== data) {
+        object.deltaBase = delta!.base;
+        depths.set(oid, (depths.get(delta!.base) ?? 0) + 1);
+      }
       objects.set(oid, object);
       const options: ZlibOptions = {
         level: 1,
@@ -64,7 +72,7 @@ export function createObjectStore(): ObjectStore {
         );
       return oid;
     },
-    has: (oid) => objects.has(oid),
+    takesDeltaOn,
     async objects() {
       await Promise.all(deflating.splice(0));
       return objects.entries();

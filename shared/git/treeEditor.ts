@@ -22,8 +22,8 @@ type Dir = {
   /** The folder's last written version, which the next can be a delta of. */
   written: Written | null;
 };
-/** A tree object as written: its entries in order, their lines, where it went and its delta depth. */
-type Written = { oid: string; rows: Row[]; lines: Buffer[]; size: number; store: ObjectStore; depth: number };
+/** A tree object as written: its entries in order and their lines. */
+type Written = { oid: string; rows: Row[]; lines: Buffer[]; size: number };
 
 export type TreeEditor = {
   put(segments: string[], content: Buffer): Promise<void>;
@@ -159,14 +159,9 @@ export function createTreeEditor({
     const base = dir.written;
     // a delta on the folder's previous version in this same pack: a folder of thousands of files
     // that gained a few costs a few lines to deflate and send, not the whole folder again
-    const delta =
-      base && base.store === store && base.depth < MAX_DELTA_DEPTH ? deltaOf(base, rows, lines) : null;
-    const known = store.size;
+    const delta = base && store.takesDeltaOn(base.oid) ? deltaOf(base, rows, lines) : null;
     dir.oid = store.add('tree', bytes, delta ?? undefined);
-    // a tree already in the store keeps the form (and delta depth) it was first stored in
-    const depths = deltaDepths(store);
-    if (store.size > known) depths.set(dir.oid, delta ? base!.depth + 1 : 0);
-    dir.written = { oid: dir.oid, rows, lines, size: bytes.length, store, depth: depths.get(dir.oid) ?? 0 };
+    dir.written = { oid: dir.oid, rows, lines, size: bytes.length };
     return dir.oid;
   }
 
@@ -236,17 +231,6 @@ function serializeTree(dir: Dir): { bytes: Buffer; rows: Row[]; lines: Buffer[] 
     size += node.line.length;
   }
   return { bytes: Buffer.concat(lines, size), rows, lines };
-}
-
-/** A chain of deltas is resolved one after another by every reader: keep chains short. */
-const MAX_DELTA_DEPTH = 10;
-const depthsByStore = new WeakMap<ObjectStore, Map<string, number>>();
-
-/** How many deltas deep each tree this editor put into a store is kept. */
-function deltaDepths(store: ObjectStore): Map<string, number> {
-  const depths = depthsByStore.get(store) ?? new Map<string, number>();
-  depthsByStore.set(store, depths);
-  return depths;
 }
 
 /**
