@@ -91,8 +91,10 @@ export interface WriteOrigin {
 
 /**
  * A change of a stored write: `[path, bytes]` or `[path, bytes, ref]` for an upsert,
- * `[path, bytes, ref | null, 'delete']` for a delete; `ref` is the payload reference, a
- * `sha256:<hex>` one as 43 base64url characters, any other behind `=`.
+ * `[path, bytes, ref | null, 'delete']` for a delete. `path` is `/<name>` when it is in the previous
+ * change's folder (`stored-paths.ts`); `ref` is the payload reference as `stored-refs.ts` stores it.
+ * Paths stored before the folder form never start with `/` (canonical paths do not), so they read
+ * back unchanged.
  */
 export type StoredWriteChange =
   | [string, number]

@@ -1,6 +1,7 @@
 import { eventMessage, groupMessage, reconcileMessage } from './messages';
 import type { PendingWrite, StoredWrite, StoredWriteChange, WriteChange, WriteOrigin } from './model';
 import type { BranchState } from './state';
+import { expandPath, storePath } from './stored-paths';
 import { expandRef, storeRef } from './stored-refs';
 import { compactStamp, toIso, toMs } from './time';
 import { acquireOrigin } from './write-origins';
@@ -16,17 +17,27 @@ type Origins = readonly (WriteOrigin | null)[];
 
 const WRITE_COUNTER = /^[1-9]\d{0,14}$/;
 
-function storeChange(change: WriteChange, previousRef: string | undefined): StoredWriteChange {
+function storeChange(
+  change: WriteChange,
+  previousPath: string | undefined,
+  previousRef: string | undefined,
+): StoredWriteChange {
+  const path = storePath(change.path, previousPath);
   const ref = change.payloadRef === undefined ? undefined : storeRef(change.payloadRef, previousRef);
-  if (change.operation === 'delete') return [change.path, change.bytes, ref ?? null, 'delete'];
-  return ref === undefined ? [change.path, change.bytes] : [change.path, change.bytes, ref];
+  if (change.operation === 'delete') return [path, change.bytes, ref ?? null, 'delete'];
+  return ref === undefined ? [path, change.bytes] : [path, change.bytes, ref];
 }
 
-/** A write's changes as stored; a reference is stored relative to the one before it. */
+/**
+ * A write's changes as stored: each path relative to the path before it, each reference relative
+ * to the last reference before it.
+ */
 function storeChanges(changes: readonly WriteChange[]): StoredWriteChange[] {
+  let previousPath: string | undefined;
   let previousRef: string | undefined;
   return changes.map((change) => {
-    const stored = storeChange(change, previousRef);
+    const stored = storeChange(change, previousPath, previousRef);
+    previousPath = change.path;
     if (change.payloadRef !== undefined) previousRef = change.payloadRef;
     return stored;
   });
@@ -34,8 +45,11 @@ function storeChanges(changes: readonly WriteChange[]): StoredWriteChange[] {
 
 function expandChanges(stored: readonly StoredWriteChange[]): WriteChange[] {
   let previousRef: string | undefined;
+  let previousPath: string | undefined;
   return stored.map((change) => {
-    const [path, bytes, ref] = change;
+    const [storedPath, bytes, ref] = change;
+    const path = expandPath(storedPath, previousPath);
+    previousPath = path;
     const operation = change[3] === 'delete' ? 'delete' : 'upsert';
     if (ref === undefined || ref === null) return { path, operation, bytes };
     previousRef = expandRef(ref, previousRef);

@@ -31,7 +31,17 @@ const author = fc.oneof(
 );
 const change = fc
   .record({
-    path: fc.string({ minLength: 1 }),
+    path: fc.oneof(
+      fc.string({ minLength: 1 }),
+      // folders shared by successive changes, and paths that look like stored ones
+      fc
+        .tuple(
+          fc.constantFrom('', '/', 'a/', 'a/b/', 'ns/configmaps/'),
+          fc.constantFrom('', 'x', 'y.yaml', '/'),
+        )
+        .map(([folder, name]) => folder + name)
+        .filter((path) => path !== ''),
+    ),
     operation: fc.constantFrom('upsert' as const, 'delete' as const),
     payloadRef: fc.option(
       fc.oneof(
@@ -205,6 +215,39 @@ describe('pending writes as the branch stores them', () => {
     const refBytes = JSON.stringify(withRefs).length - JSON.stringify(withoutRefs).length;
     expect(refBytes).toBeLessThan(400 * '"+",'.length + 60);
     expect(JSON.stringify(pendingWrites(withRefs))).toBe(JSON.stringify([write(true)]));
+  });
+
+  it('given a window of 400 changes in one folder, when it is stored, then each path is stored as its name', () => {
+    const write = (folder: string): PendingWrite => ({
+      id: 'w-400',
+      kind: 'window',
+      target: 'prod',
+      targetPath: '.',
+      author: alice,
+      attribution: 'audit',
+      message: 'alice on prod: 400 resource(s)',
+      decidedAt: at(0),
+      prune: 'OnEvent',
+      allowEmpty: false,
+      changes: Array.from({ length: 400 }, (_, i) => ({
+        path: `${folder}cm-${i}.yaml`,
+        operation: 'upsert' as const,
+        bytes: 622,
+      })),
+      saveIds: [],
+      bytes: 400 * 622,
+      items: 400,
+    });
+
+    const inFolder = decided(initialState(), write('clusters/prod/bench/configmaps/'));
+    const named = decided(initialState(), write(''));
+
+    const folderBytes = JSON.stringify(inFolder).length - JSON.stringify(named).length;
+    // the first path whole, each later one a `/` longer than its name
+    expect(folderBytes).toBeLessThanOrEqual('clusters/prod/bench/configmaps/'.length + 399 * '/'.length);
+    expect(JSON.stringify(pendingWrites(inFolder))).toBe(
+      JSON.stringify([write('clusters/prod/bench/configmaps/')]),
+    );
   });
 
   it('given an outage with a commit per change, when the budget fills with the app’s changes, then the state fits the 1 MB entity limit, also while they are in flight', () => {
