@@ -8,7 +8,7 @@ import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionNa
 import { isSensitive } from './sensitive';
 import { sensitiveIgnored, toChange } from './to-change';
 
-const objectRefSchema = z.looseObject({
+const objectRefSchema = z.object({
   resource: z.string().optional(),
   namespace: z.string().optional(),
   name: z.string().optional(),
@@ -19,8 +19,12 @@ const objectRefSchema = z.looseObject({
   subresource: z.string().optional(),
 });
 
-/** One `audit.k8s.io/v1` Event: the fields kubescribe reads are typed, the rest kept as is. */
-export const auditEventSchema = z.looseObject({
+/**
+ * One `audit.k8s.io/v1` Event: the fields kubescribe reads are typed; the others (timestamps,
+ * source IPs, annotations) are dropped rather than copied, as nothing reads them. The objects stay
+ * as posted (`unknown`) until `kubeObjectSchema` checks the one that is recorded.
+ */
+export const auditEventSchema = z.object({
   auditID: z.string(),
   stage: z.string(),
   verb: z.string(),
@@ -28,13 +32,13 @@ export const auditEventSchema = z.looseObject({
   user: userInfoSchema,
   impersonatedUser: userInfoSchema.nullish(),
   objectRef: objectRefSchema.nullish(),
-  responseStatus: z.looseObject({ code: z.number().int().optional() }).nullish(),
+  responseStatus: z.object({ code: z.number().int().optional() }).nullish(),
   requestObject: z.unknown().optional(),
   responseObject: z.unknown().optional(),
 });
 
 /** The body of the `audit` route: an `audit.k8s.io/v1` EventList as the apiserver's webhook backend posts it. */
-export const auditEventListSchema = z.looseObject({
+export const auditEventListSchema = z.object({
   apiVersion: z.literal('audit.k8s.io/v1'),
   kind: z.literal('EventList'),
   // Go encodes an empty list as null.

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ChangeAuthor } from './change';
 
-/** Kubernetes `UserInfo` as audit events and AdmissionReviews carry it. */
-export const userInfoSchema = z.looseObject({
+/** Kubernetes `UserInfo` as audit events and AdmissionReviews carry it (its known fields). */
+export const userInfoSchema = z.object({
   username: z.string().optional(),
   uid: z.string().optional(),
   groups: z.array(z.string()).nullish(),

@@ -14,95 +14,88 @@ const NONE: readonly string[] = [];
  * (A dedicated emitter: the general-purpose `yaml` stringifier took about 10x longer per object.)
  */
 export function renderYaml(object: SanitizedObject): string {
-  const { status: _status, ...rest } = object;
-  const lines: string[] = [];
-  emitMap(rest, HEAD, 0, lines, (key) => (key === 'metadata' ? METADATA_HEAD : NONE));
-  return `${lines.join('\n')}\n`;
+  return emitMap(object, HEAD, 0, (key) => (key === 'metadata' ? METADATA_HEAD : NONE), 'status');
 }
 
-/** Keys in order: the `head` keys first as listed, then the rest sorted; undefined values skipped. */
-function orderedKeys(object: Record<string, unknown>, head: readonly string[]): string[] {
-  const keys = head.filter((key) => Object.hasOwn(object, key) && object[key] !== undefined);
-  for (const key of Object.keys(object).sort(byCodePoint)) {
-    if (!head.includes(key) && object[key] !== undefined) keys.push(key);
+/**
+ * Keys in order: the `head` keys first as listed, then the rest sorted by UTF-16 code units (a
+ * fixed order: `localeCompare` would differ between machines and locales); undefined values and
+ * `skip` left out.
+ */
+function orderedKeys(object: Record<string, unknown>, head: readonly string[], skip?: string): string[] {
+  const keys: string[] = [];
+  for (const key of head) if (object[key] !== undefined && Object.hasOwn(object, key)) keys.push(key);
+  const rest: string[] = [];
+  for (const key of Object.keys(object)) {
+    if (object[key] !== undefined && key !== skip && !head.includes(key)) rest.push(key);
   }
+  if (rest.length > 1) rest.sort();
+  for (const key of rest) keys.push(key);
   return keys;
 }
 
+/** A map's lines, each ending in a newline. */
 function emitMap(
   object: Record<string, unknown>,
   head: readonly string[],
   indent: number,
-  lines: string[],
   headOf: (key: string) => readonly string[] = () => NONE,
-): void {
+  skip?: string,
+): string {
   const pad = ' '.repeat(indent);
-  for (const key of orderedKeys(object, head)) {
+  let out = '';
+  for (const key of orderedKeys(object, head, skip)) {
     const value = object[key];
     const start = `${pad}${isPlainSafe(key) ? key : doubleQuoted(key)}:`;
     if (isPlainObject(value) && Object.keys(value).length > 0) {
-      lines.push(start);
-      emitMap(value, headOf(key), indent + 2, lines);
+      out += `${start}\n${emitMap(value, headOf(key), indent + 2)}`;
     } else if (Array.isArray(value) && value.length > 0) {
-      lines.push(start);
-      emitSequence(value, indent + 2, lines);
+      out += `${start}\n${emitSequence(value, indent + 2)}`;
     } else {
-      emitScalar(start, value, indent, lines);
+      out += emitScalar(start, value, indent);
     }
   }
+  return out;
 }
 
-function emitSequence(items: unknown[], indent: number, lines: string[]): void {
+function emitSequence(items: unknown[], indent: number): string {
   const pad = ' '.repeat(indent);
+  let out = '';
   for (const item of items) {
-    const nested: string[] = [];
-    if (isPlainObject(item) && Object.keys(item).length > 0) emitMap(item, NONE, indent + 2, nested);
-    else if (Array.isArray(item) && item.length > 0) emitSequence(item, indent + 2, nested);
+    let nested: string;
+    if (isPlainObject(item) && Object.keys(item).length > 0) nested = emitMap(item, NONE, indent + 2);
+    else if (Array.isArray(item) && item.length > 0) nested = emitSequence(item, indent + 2);
     else {
-      emitScalar(`${pad}-`, item, indent, lines);
+      out += emitScalar(`${pad}-`, item, indent);
       continue;
     }
     // The first line of a nested block shares the dash's line: "- name: x" / "- - 1".
-    nested[0] = `${pad}- ${(nested[0] as string).slice(indent + 2)}`;
-    lines.push(...nested);
+    out += `${pad}- ${nested.slice(indent + 2)}`;
   }
+  return out;
 }
 
-/** Writes `start value` for a scalar or an empty collection; a literal block continues below at indent + 2. */
-function emitScalar(start: string, value: unknown, indent: number, lines: string[]): void {
+/** `start value` and a newline for a scalar or an empty collection; a literal block continues below at indent + 2. */
+function emitScalar(start: string, value: unknown, indent: number): string {
   if (typeof value === 'string') {
-    if (isPlainSafe(value)) {
-      lines.push(`${start} ${value}`);
-      return;
-    }
+    if (isPlainSafe(value)) return `${start} ${value}\n`;
     const block = literalBlock(value);
-    if (!block) {
-      lines.push(`${start} ${doubleQuoted(value)}`);
-      return;
-    }
-    lines.push(`${start} ${block.header}`);
+    if (!block) return `${start} ${doubleQuoted(value)}\n`;
     const pad = ' '.repeat(indent + 2);
-    for (const line of block.lines) lines.push(line === '' ? '' : `${pad}${line}`);
-  } else if (typeof value === 'number') {
-    lines.push(`${start} ${numberText(value)}`);
-  } else if (typeof value === 'boolean') {
-    lines.push(`${start} ${String(value)}`);
-  } else if (value === null || value === undefined) {
-    lines.push(`${start} null`);
-  } else {
-    lines.push(`${start} ${Array.isArray(value) ? '[]' : '{}'}`);
+    let out = `${start} ${block.header}\n`;
+    for (const line of block.lines) out += line === '' ? '\n' : `${pad}${line}\n`;
+    return out;
   }
+  if (typeof value === 'number') return `${start} ${numberText(value)}\n`;
+  if (typeof value === 'boolean') return `${start} ${String(value)}\n`;
+  if (value === null || value === undefined) return `${start} null\n`;
+  return `${start} ${Array.isArray(value) ? '[]' : '{}'}\n`;
 }
 
 /** YAML 1.1 reads `1e-7` as a string; `1.0e-7` is a float in both 1.1 and 1.2. */
 function numberText(value: number): string {
   const text = String(value);
   return /e/.test(text) && !text.includes('.') ? text.replace('e', '.0e') : text;
-}
-
-// A fixed code-unit order: localeCompare would differ between machines and locales.
-function byCodePoint(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
