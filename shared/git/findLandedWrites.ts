@@ -4,6 +4,35 @@ import { WRITE_TRAILER } from './formatCommit';
 
 const TRAILER = new RegExp(`^${WRITE_TRAILER}: (\\S+)\\s*$`, 'gm');
 
+/** What a history walk needs of a commit. */
+type CommitSummary = { tree: string; parent: string | null; writeIds: string[] };
+
+/**
+ * Commits never change, so their summaries are kept by SHA (the latest 4,096) across publications:
+ * a publication then reads from packs only the commits that are new since the one before, not the
+ * whole walk again.
+ */
+const KEPT_SUMMARIES = 4096;
+const summaries = new Map<string, CommitSummary>();
+
+/** A commit's tree, first parent and write ids; throws when the repository does not hold it. */
+export async function readCommitSummary(gitdir: string, oid: string, cache: object): Promise<CommitSummary> {
+  const known = summaries.get(oid);
+  if (known) return known;
+  const { commit } = await git.readCommit({ fs, gitdir, oid, cache });
+  const summary = {
+    tree: commit.tree,
+    parent: commit.parent[0] ?? null,
+    writeIds: [...commit.message.matchAll(TRAILER)].map((match) => match[1]!),
+  };
+  summaries.set(oid, summary);
+  for (const oldest of summaries.keys()) {
+    if (summaries.size <= KEPT_SUMMARIES) break;
+    summaries.delete(oldest);
+  }
+  return summary;
+}
+
 /**
  * Walks the first-parent history from `head` (at most `depth` commits, stopping at the shallow
  * boundary) and returns which of `writeIds` already have a commit there, by their
@@ -27,17 +56,16 @@ export async function findLandedWrites({
   const landed = new Map<string, string>();
   let oid = head;
   for (let seen = 0; oid && seen < depth && landed.size < wanted.size; seen++) {
-    let commit: git.CommitObject;
+    let commit: CommitSummary;
     try {
-      ({ commit } = await git.readCommit({ fs, gitdir, oid, cache }));
+      commit = await readCommitSummary(gitdir, oid, cache);
     } catch {
       break; // the shallow boundary: older history is not needed
     }
-    for (const match of commit.message.matchAll(TRAILER)) {
-      const id = match[1]!;
+    for (const id of commit.writeIds) {
       if (wanted.has(id) && !landed.has(id)) landed.set(id, oid);
     }
-    oid = commit.parent[0] ?? null;
+    oid = commit.parent;
   }
   return landed;
 }

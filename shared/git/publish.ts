@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { buildCommits } from './buildCommits';
 import { classifyFailure } from './classifyFailure';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
-import { findLandedWrites } from './findLandedWrites';
+import { findLandedWrites, readCommitSummary } from './findLandedWrites';
 import { createObjectStore } from './objectStore';
 import { openHttpSession } from './openHttpSession';
 import { openLocalSession } from './openLocalSession';
@@ -171,7 +171,7 @@ async function publishAttempts({
       ? await findLandedWrites({ gitdir, head: base, writeIds: ids, depth: historyDepth, cache })
       : new Map<string, string>();
     const store = createObjectStore();
-    const baseTree = base ? (await git.readCommit({ fs, gitdir, oid: base, cache })).commit.tree : null;
+    const baseTree = base ? (await readCommitSummary(gitdir, base, cache)).tree : null;
     const built = await buildCommits({
       base,
       baseTree,
