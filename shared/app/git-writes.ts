@@ -38,7 +38,8 @@ export async function toGitWrites({
   readPayload: (ref: string) => Promise<Uint8Array>;
   snapshotParts: Readonly<Record<string, readonly string[]>>;
 }): Promise<GitWrite[]> {
-  const text = async (ref: string) => new TextDecoder().decode(await readPayload(ref));
+  const decoder = new TextDecoder();
+  const text = async (ref: string) => decoder.decode(await readPayload(ref));
   const result: GitWrite[] = [];
   for (const write of writes) {
     const timestamp = Math.floor(Date.parse(write.decidedAt) / 1000);
@@ -46,7 +47,8 @@ export async function toGitWrites({
     for (const change of write.changes ?? []) {
       if (change.operation === 'delete') operations.push({ op: 'delete', path: change.path });
       else if (change.payloadRef)
-        operations.push({ op: 'put', path: change.path, content: await text(change.payloadRef) });
+        // the payload's bytes as they are: a blob is bytes, so no round trip through a string
+        operations.push({ op: 'put', path: change.path, content: await readPayload(change.payloadRef) });
     }
     if (write.snapshot) {
       const refs = snapshotParts[write.snapshot.payloadRef] ?? [write.snapshot.payloadRef];

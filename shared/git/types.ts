@@ -28,7 +28,10 @@ const IdentitySchema = z
   .strict();
 export type GitIdentity = z.infer<typeof IdentitySchema>;
 
-const ContentSchema = z.union([z.string(), z.instanceof(Uint8Array)]);
+const ContentSchema = z.union([
+  z.string(),
+  z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'must be text or bytes'),
+]);
 const PruneSchema = z.enum(['Never', 'OnEvent', 'Always']);
 export type PruneMode = z.infer<typeof PruneSchema>;
 

@@ -64,7 +64,11 @@ describe('pending writes as Git writes', () => {
       },
       targetPath: 'clusters/prod',
       operations: [
-        { op: 'put', path: 'clusters/prod/shop/configmaps/a.yaml', content: 'kind: ConfigMap\n' },
+        {
+          op: 'put',
+          path: 'clusters/prod/shop/configmaps/a.yaml',
+          content: new TextEncoder().encode('kind: ConfigMap\n'),
+        },
         { op: 'delete', path: 'clusters/prod/shop/configmaps/b.yaml' },
       ],
     });
