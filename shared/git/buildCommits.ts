@@ -1,4 +1,5 @@
 import { checkWritePath } from './checkWritePath';
+import { rememberCommit } from './findLandedWrites';
 import { formatCommit } from './formatCommit';
 import type { ObjectStore } from './objectStore';
 import { createTreeEditor, type ReadTree, TreeConflict, type TreeEditor } from './treeEditor';
@@ -57,7 +58,9 @@ export async function buildCommits({
       continue;
     }
     const bytes = formatCommit({ tree: next, parent: head, ...write, writeId: write.id });
-    head = store.add('commit', bytes);
+    const oid = store.add('commit', bytes);
+    rememberCommit(oid, { tree: next, parent: head, bytes });
+    head = oid;
     tree = next;
     commits[write.id] = head;
     created++;
