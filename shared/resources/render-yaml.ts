@@ -29,9 +29,23 @@ function orderedKeys(object: Record<string, unknown>, head: readonly string[], s
   for (const key of Object.keys(object)) {
     if (object[key] !== undefined && key !== skip && !head.includes(key)) rest.push(key);
   }
-  if (rest.length > 1) rest.sort();
+  sortKeys(rest);
   for (const key of rest) keys.push(key);
   return keys;
+}
+
+/** Sorts in place; most maps have a handful of keys, which insertion sorts without `sort`'s scratch copy. */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let at = i;
+    for (; at > 0 && keys[at - 1]! > key; at--) keys[at] = keys[at - 1]!;
+    keys[at] = key;
+  }
 }
 
 /** A map's lines, each ending in a newline. */

@@ -114,6 +114,26 @@ describe('sanitizing and rendering an object as YAML', () => {
     );
   });
 
+  it('given a map of any number of keys when rendered then its keys follow in UTF-16 code-unit order', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ unit: 'binary', minLength: 1 }), { maxLength: 40, size: 'max' }),
+        (keys) => {
+          const data = Object.fromEntries(keys.map((key) => [key, 'v']));
+          // read as Maps: a plain object would list integer-like keys first
+          const read = parse(renderYaml(sanitizeObject(base({ data }))), {
+            version: '1.2',
+            mapAsMap: true,
+          }) as Map<string, unknown>;
+          const rendered = read.get('data');
+          const byCodeUnit = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          expect(rendered instanceof Map ? [...rendered.keys()] : []).toEqual(byCodeUnit);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it.each(['1.2', '1.1'] as const)(
     'given any spec when rendered then a YAML %s reader gets the sanitized object back',
     (version) => {
