@@ -1,5 +1,5 @@
 import { checkWritePath } from './checkWritePath';
-import { rememberCommit } from './findLandedWrites';
+import { rememberCommit } from './commitSummaries';
 import { formatCommit } from './formatCommit';
 import type { ObjectStore } from './objectStore';
 import { createTreeEditor, type ReadTree, TreeConflict, type TreeEditor } from './treeEditor';
