@@ -20,7 +20,8 @@ export async function storeBatch(payloads: PayloadStore, contents: readonly stri
   const header = Buffer.alloc(MAGIC.length + 4 * (items.length + 1));
   MAGIC.copy(header);
   header.writeUInt32LE(items.length, MAGIC.length);
-  items.forEach((item, index) => header.writeUInt32LE(item.length, MAGIC.length + 4 * (index + 1)));
+  for (const [index, item] of items.entries())
+    header.writeUInt32LE(item.length, MAGIC.length + 4 * (index + 1));
   const ref = await payloads.put(Buffer.concat([header, ...items]));
   return contents.map((_, index) => `${ref}#${index}`);
 }
