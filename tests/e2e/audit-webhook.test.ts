@@ -7,7 +7,13 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppHost, createBareRepository, git, startAppHost } from '../support/app/app-host';
+import {
+  type AppHost,
+  createBareRepository,
+  git,
+  oneTargetConfig,
+  startAppHost,
+} from '../support/app/app-host';
 import { loadFixture } from '../unit/resources/load-fixture';
 
 interface EventList {
@@ -19,22 +25,13 @@ let remote: string;
 
 beforeAll(async () => {
   remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'ks-audit-')), 'state.git'));
-  app = await startAppHost({
-    repositories: [
-      { name: 'state', url: remote, committer: { name: 'kubescribe', email: 'kubescribe@example.invalid' } },
-    ],
-    targets: [
-      {
-        name: 'prod',
-        repository: 'state',
-        branch: 'main',
-        path: 'clusters/prod',
-        window: { idleTimeout: '2s', maxDuration: '1m' },
-      },
-    ],
-    limits: { pushCooldown: '0s' },
-    server: { auth: 'disabled' },
-  });
+  app = await startAppHost(
+    oneTargetConfig({
+      url: remote,
+      target: { window: { idleTimeout: '2s', maxDuration: '1m' } },
+      limits: { pushCooldown: '0s' },
+    }),
+  );
 });
 
 afterAll(async () => {

@@ -6,7 +6,13 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppHost, createBareRepository, git, startAppHost } from '../support/app/app-host';
+import {
+  type AppHost,
+  createBareRepository,
+  git,
+  oneTargetConfig,
+  startAppHost,
+} from '../support/app/app-host';
 
 function configMap(name: string, data: Record<string, string>, resourceVersion: string) {
   return {
@@ -27,25 +33,7 @@ describe('commit windows on the embedded host', () => {
 
   beforeAll(async () => {
     remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'ks-remote-')), 'state.git'));
-    app = await startAppHost({
-      repositories: [
-        {
-          name: 'state',
-          url: remote,
-          committer: { name: 'kubescribe', email: 'kubescribe@example.invalid' },
-        },
-      ],
-      targets: [
-        {
-          name: 'prod',
-          repository: 'state',
-          branch: 'main',
-          path: 'clusters/prod',
-          window: { idleTimeout: '5s', maxDuration: '1m' },
-        },
-      ],
-      server: { auth: 'disabled' },
-    });
+    app = await startAppHost(oneTargetConfig({ url: remote }));
   });
 
   afterAll(async () => {

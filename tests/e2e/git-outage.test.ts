@@ -3,7 +3,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
-import { type AppHost, type AppResponse, git, startAppHost } from '../support/app/app-host';
+import { type AppHost, type AppResponse, git, oneTargetConfig, startAppHost } from '../support/app/app-host';
 import type { FaultProxy } from '../support/git/startFaultProxy';
 import { type ProxiedRemote, startProxiedRemote } from '../support/git/startProxiedRemote';
 
@@ -16,26 +16,12 @@ let version = 1000;
 beforeAll(async () => {
   served = await startProxiedRemote();
   ({ remote, proxy } = served);
-  app = await startAppHost({
-    repositories: [
-      {
-        name: 'state',
-        url: `${proxy.url}/state.git`,
-        committer: { name: 'kubescribe', email: 'kubescribe@example.invalid' },
-      },
-    ],
-    targets: [
-      {
-        name: 'prod',
-        repository: 'state',
-        branch: 'main',
-        path: 'clusters/prod',
-        window: { idleTimeout: '5s', maxDuration: '1m' },
-      },
-    ],
-    limits: { branchBufferBytes: '64Ki', gitCallTimeout: '5s', publishTimeout: '20s' },
-    server: { auth: 'disabled' },
-  });
+  app = await startAppHost(
+    oneTargetConfig({
+      url: `${proxy.url}/state.git`,
+      limits: { branchBufferBytes: '64Ki', gitCallTimeout: '5s', publishTimeout: '20s' },
+    }),
+  );
 });
 
 afterAll(async () => {

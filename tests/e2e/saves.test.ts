@@ -6,7 +6,13 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppHost, createBareRepository, git, startAppHost } from '../support/app/app-host';
+import {
+  type AppHost,
+  createBareRepository,
+  git,
+  oneTargetConfig,
+  startAppHost,
+} from '../support/app/app-host';
 
 let app: AppHost;
 let remote: string;
@@ -14,22 +20,9 @@ let nextVersion = 100;
 
 beforeAll(async () => {
   remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'ks-saves-')), 'state.git'));
-  app = await startAppHost({
-    repositories: [
-      { name: 'state', url: remote, committer: { name: 'kubescribe', email: 'kubescribe@example.invalid' } },
-    ],
-    targets: [
-      {
-        name: 'prod',
-        repository: 'state',
-        branch: 'main',
-        path: '.',
-        window: { idleTimeout: '5s', maxDuration: '1m' },
-      },
-    ],
-    limits: { pushCooldown: '0s' },
-    server: { auth: 'disabled' },
-  });
+  app = await startAppHost(
+    oneTargetConfig({ url: remote, target: { path: '.' }, limits: { pushCooldown: '0s' } }),
+  );
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../../embedded/c
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppHost, git, startAppHost } from '../../support/app/app-host';
+import { type AppHost, git, oneTargetConfig, startAppHost } from '../../support/app/app-host';
 import type { KubeObject, ResourceType } from '../../support/fake-kube-api/object-store';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api/server';
 import type { FaultProxy } from '../../support/git/startFaultProxy';
@@ -56,26 +56,13 @@ describe('the forwarder against a paused branch', () => {
     served = await startProxiedRemote();
     ({ remote, proxy } = served);
     kube = await startFakeKubeApi({ types: [CONFIGMAPS], bearerToken: KUBE_TOKEN });
-    app = await startAppHost({
-      repositories: [
-        {
-          name: 'state',
-          url: `${proxy.url}/state.git`,
-          committer: { name: 'kubescribe', email: 'kubescribe@example.invalid' },
-        },
-      ],
-      targets: [
-        {
-          name: 'prod',
-          repository: 'state',
-          branch: 'main',
-          path: 'clusters/prod',
-          window: { idleTimeout: '2s', maxDuration: '10s' },
-        },
-      ],
-      limits: { branchBufferBytes: '64Ki', gitCallTimeout: '5s', publishTimeout: '20s' },
-      server: { auth: 'disabled' },
-    });
+    app = await startAppHost(
+      oneTargetConfig({
+        url: `${proxy.url}/state.git`,
+        target: { window: { idleTimeout: '2s', maxDuration: '10s' } },
+        limits: { branchBufferBytes: '64Ki', gitCallTimeout: '5s', publishTimeout: '20s' },
+      }),
+    );
   });
 
   afterAll(async () => {

@@ -8,7 +8,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ForwarderConfigInput } from '../../../shared/forwarder/config';
-import { type AppHost, createBareRepository, git, startAppHost } from '../../support/app/app-host';
+import {
+  type AppHost,
+  createBareRepository,
+  git,
+  oneTargetConfig,
+  startAppHost,
+} from '../../support/app/app-host';
 import { type KubeObject, ObjectStore, type ResourceType } from '../../support/fake-kube-api/object-store';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api/server';
 import { fakeConnection, type RunningForwarder, startForwarder } from './support/forwarder-harness';
@@ -74,26 +80,12 @@ describe('the forwarder feeding the app', () => {
     remote = await createBareRepository(join(dir, 'state.git'));
     cursorFile = join(dir, 'cursors.json');
     kube = await startFakeKubeApi({ types: [CONFIGMAPS], bearerToken: KUBE_TOKEN });
-    app = await startAppHost({
-      repositories: [
-        {
-          name: 'state',
-          url: remote,
-          committer: { name: 'kubescribe', email: 'kubescribe@example.invalid' },
-        },
-      ],
-      targets: [
-        {
-          name: 'prod',
-          repository: 'state',
-          branch: 'main',
-          path: 'clusters/prod',
-          prune: 'Always',
-          window: { idleTimeout: '2s', maxDuration: '10s' },
-        },
-      ],
-      server: { auth: 'disabled' },
-    });
+    app = await startAppHost(
+      oneTargetConfig({
+        url: remote,
+        target: { prune: 'Always', window: { idleTimeout: '2s', maxDuration: '10s' } },
+      }),
+    );
   });
 
   afterAll(async () => {

@@ -115,6 +115,39 @@ export async function startAppHost(config: object, env: Record<string, string> =
   return app;
 }
 
+/**
+ * The configuration most end-to-end tests run: one repository `state` at `url` (committer
+ * `kubescribe`) and one target `prod` on its `main` under `clusters/prod` with a 5 s idle window,
+ * auth disabled. `target` and `limits` set what a test is about.
+ */
+export function oneTargetConfig({
+  url,
+  target = {},
+  limits,
+}: {
+  url: string;
+  target?: Record<string, unknown>;
+  limits?: Record<string, unknown>;
+}): object {
+  return {
+    repositories: [
+      { name: 'state', url, committer: { name: 'kubescribe', email: 'kubescribe@example.invalid' } },
+    ],
+    targets: [
+      {
+        name: 'prod',
+        repository: 'state',
+        branch: 'main',
+        path: 'clusters/prod',
+        window: { idleTimeout: '5s', maxDuration: '1m' },
+        ...target,
+      },
+    ],
+    ...(limits ? { limits } : {}),
+    server: { auth: 'disabled' },
+  };
+}
+
 /** Creates an empty bare repository whose default branch is `main`. */
 export async function createBareRepository(path: string): Promise<string> {
   await run('git', ['init', '--quiet', '--bare', '--initial-branch=main', path]);
