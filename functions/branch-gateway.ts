@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DurableClient } from 'durable-functions';
 import * as df from 'durable-functions';
-import { BRANCH_DRIVER, BRANCH_ENTITY, WAKE_EVENT, WITHDRAW_SAVE } from '../orchestrators/names';
-import { type BranchGateway, cachedBranchReader } from '../shared/app/branch-gateway';
-import { driverInstanceId } from '../shared/app/branch-key';
-import type { BranchEntityState } from '../shared/app/branch-operations';
+import type { BranchEntityState } from '../shared/app/entity/branch-operations';
+import { type BranchGateway, cachedBranchReader } from '../shared/app/http/branch-gateway';
+import { driverInstanceId } from '../shared/app/runtime/branch-key';
+import { BRANCH_DRIVER, BRANCH_ENTITY, WAKE_EVENT, WITHDRAW_SAVE } from '../shared/app/runtime/durable-names';
 import type { WithdrawAnswer } from '../shared/branch';
 
 const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);

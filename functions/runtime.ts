@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { initBareRepositoryIfMissing } from '../shared/app/local-repository';
-import { type AppRuntime, createAppRuntime } from '../shared/app/runtime';
+import { type AppRuntime, createAppRuntime } from '../shared/app/runtime/app-runtime';
+import { initBareRepositoryIfMissing } from '../shared/app/runtime/local-repository';
 import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
 

@@ -1,11 +1,13 @@
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
 import * as df from 'durable-functions';
-import type { BranchOperationAnswer } from '../shared/app/branch-operations';
-import { type DriverInput, driverInputSchema } from '../shared/app/driver-input';
-import { DRIVER_LOOPS_PER_EXECUTION, nextDriverStep, PROJECTION_RETRY_MS } from '../shared/app/driver-step';
-import type { ProjectionDone, RemoteHead } from '../shared/app/effect-results';
-import type { BranchCommand, PublicationResult } from '../shared/branch';
-import { scrubSecrets } from '../shared/errors';
+import type { ProjectionDone, RemoteHead } from '../shared/app/activities/effect-results';
+import { type DriverInput, driverInputSchema } from '../shared/app/driver/driver-input';
+import {
+  DRIVER_LOOPS_PER_EXECUTION,
+  nextDriverStep,
+  PROJECTION_RETRY_MS,
+} from '../shared/app/driver/driver-step';
+import type { BranchOperationAnswer } from '../shared/app/entity/branch-operations';
 import {
   BRANCH_DRIVER,
   BRANCH_ENTITY,
@@ -13,7 +15,9 @@ import {
   PUBLISH_ACTIVITY,
   READ_REMOTE_ACTIVITY,
   WAKE_EVENT,
-} from './names';
+} from '../shared/app/runtime/durable-names';
+import type { BranchCommand, PublicationResult } from '../shared/branch';
+import { scrubSecrets } from '../shared/errors';
 
 /**
  * The eternal driver of one branch: asks the entity what is due, runs that effect as an activity,

@@ -1,7 +1,7 @@
 import type { EntityContext, EntityHandler } from 'durable-functions';
 import * as df from 'durable-functions';
-import { type BranchEntityState, runBranchOperation } from '../shared/app/branch-operations';
-import { BRANCH_ENTITY } from './names';
+import { type BranchEntityState, runBranchOperation } from '../shared/app/entity/branch-operations';
+import { BRANCH_ENTITY } from '../shared/app/runtime/durable-names';
 
 /**
  * One entity per repository branch: the single writer of its state. Every operation is the pure

@@ -1,8 +1,8 @@
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
 import * as df from 'durable-functions';
 import { z } from 'zod';
-import type { BranchOperationAnswer } from '../shared/app/branch-operations';
-import { BRANCH_ENTITY, WITHDRAW_SAVE } from './names';
+import type { BranchOperationAnswer } from '../shared/app/entity/branch-operations';
+import { BRANCH_ENTITY, WITHDRAW_SAVE } from '../shared/app/runtime/durable-names';
 
 const inputSchema = z.strictObject({
   branchKey: z.string().min(1),

@@ -1,7 +1,7 @@
 import * as df from 'durable-functions';
-import { PROJECT_STATUS_ACTIVITY } from '../../orchestrators/names';
-import { projectInputSchema } from '../../shared/app/effect-inputs';
-import { runProjectStatus } from '../../shared/app/run-effects';
+import { projectInputSchema } from '../../shared/app/activities/effect-inputs';
+import { runProjectStatus } from '../../shared/app/activities/run-effects';
+import { PROJECT_STATUS_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { appRuntime } from '../runtime';
 
 /** Projects a resolved save's outcome to its CommitRequest. */

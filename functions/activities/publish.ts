@@ -1,7 +1,7 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { PUBLISH_ACTIVITY } from '../../orchestrators/names';
-import { runPublish } from '../../shared/app/run-effects';
+import { runPublish } from '../../shared/app/activities/run-effects';
+import { PUBLISH_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { readBranchState } from '../branch-gateway';
 import { appRuntime } from '../runtime';
 

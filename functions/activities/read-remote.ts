@@ -1,6 +1,6 @@
 import * as df from 'durable-functions';
-import { READ_REMOTE_ACTIVITY } from '../../orchestrators/names';
-import { runReadRemote } from '../../shared/app/run-effects';
+import { runReadRemote } from '../../shared/app/activities/run-effects';
+import { READ_REMOTE_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { appRuntime } from '../runtime';
 
 /** Reads where a ref points on a branch's remote: a parent probe or an observation. */

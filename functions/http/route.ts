@@ -1,9 +1,9 @@
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { ApiError, type ApiResponse } from '../../shared/api/errors';
-import type { BranchGateway } from '../../shared/app/branch-gateway';
-import type { RouteRequest } from '../../shared/app/route-request';
-import type { AppRuntime } from '../../shared/app/runtime';
+import type { BranchGateway } from '../../shared/app/http/branch-gateway';
+import type { RouteRequest } from '../../shared/app/http/route-request';
+import type { AppRuntime } from '../../shared/app/runtime/app-runtime';
 import { ensureError, KubescribeError } from '../../shared/errors';
 import { durableBranchGateway } from '../branch-gateway';
 import { appRuntime } from '../runtime';

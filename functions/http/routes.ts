@@ -5,9 +5,9 @@ import {
   postEvents,
   postSnapshot,
   postSnapshotPart,
-} from '../../shared/app/ingest-routes';
-import { deleteSave, getSave, postSave } from '../../shared/app/save-routes';
-import { getTarget, postRefresh } from '../../shared/app/status-routes';
+} from '../../shared/app/http/ingest-routes';
+import { deleteSave, getSave, postSave } from '../../shared/app/http/save-routes';
+import { getTarget, postRefresh } from '../../shared/app/http/status-routes';
 import { route } from './route';
 
 // The HTTP contract v1 (docs/api.md). Function names are stable: they appear in logs and metrics.

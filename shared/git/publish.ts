@@ -1,15 +1,15 @@
 import * as fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import { z } from 'zod';
-import { buildCommits } from './buildCommits';
-import { classifyFailure } from './classifyFailure';
-import { readCommitSummary } from './commitSummaries';
+import { buildCommits } from './build-commits';
+import { classifyFailure } from './classify-failure';
+import { readCommitSummary } from './commit-summaries';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
-import { findLandedWrites } from './findLandedWrites';
-import { createObjectStore } from './objectStore';
-import { openHttpSession } from './openHttpSession';
-import { openLocalSession } from './openLocalSession';
-import type { Advertisement, RemoteSession } from './remoteSession';
+import { findLandedWrites } from './find-landed-writes';
+import { createObjectStore } from './object-store';
+import { openHttpSession } from './open-http-session';
+import { openLocalSession } from './open-local-session';
+import type { Advertisement, RemoteSession } from './remote-session';
 import {
   BranchNameSchema,
   type Clock,

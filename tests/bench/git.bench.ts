@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publish } from '../../shared/git/publish';
 import type { GitWrite } from '../../shared/git/types';
-import { startGitServer } from '../support/git/startGitServer';
+import { startGitServer } from '../support/git/start-git-server';
 
 const FILES = Number(process.env.BENCH_GIT_FILES ?? 10_000);
 const SIZES = (process.env.BENCH_GIT_SIZES ?? '1,100,1000,10000')

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { git } from '../support/app/app-host';
 import { type ChildHost, spawnHost } from '../support/embedded/child-host';
-import { createBareRepo } from '../support/git/createBareRepo';
-import { type FaultProxy, startFaultProxy } from '../support/git/startFaultProxy';
-import { startGitServer } from '../support/git/startGitServer';
+import { createBareRepo } from '../support/git/create-bare-repo';
+import { type FaultProxy, startFaultProxy } from '../support/git/start-fault-proxy';
+import { startGitServer } from '../support/git/start-git-server';
 
 const APP_ENTRY = join(__dirname, '..', '..', 'functions', 'index.ts');
 

@@ -30,9 +30,9 @@ function runDemo(): Promise<{ code: number | null; stdout: string; stderr: strin
   });
 }
 
-it('npm run demo builds and runs dist/embedded/demo.js', () => {
+it('npm run demo builds and runs dist/functions/local/demo.js', () => {
   const pkg = require(join(ROOT, 'package.json')) as { scripts: Record<string, string> };
-  expect(pkg.scripts.demo).toBe('npm run build && node dist/embedded/demo.js');
+  expect(pkg.scripts.demo).toBe('npm run build && node dist/functions/local/demo.js');
 });
 
 it('given sample changes by three authors and a save, the demo prints the save committed and a commit per author', async () => {

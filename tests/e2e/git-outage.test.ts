@@ -4,8 +4,8 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 });
 
 import { type AppHost, type AppResponse, git, oneTargetConfig, startAppHost } from '../support/app/app-host';
-import type { FaultProxy } from '../support/git/startFaultProxy';
-import { type ProxiedRemote, startProxiedRemote } from '../support/git/startProxiedRemote';
+import type { FaultProxy } from '../support/git/start-fault-proxy';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
 let app: AppHost;
 let served: ProxiedRemote;

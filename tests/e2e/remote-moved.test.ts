@@ -13,8 +13,8 @@ import {
   history,
   writeTrailers,
 } from '../support/app/branch-observations';
-import type { FaultProxy } from '../support/git/startFaultProxy';
-import { type ProxiedRemote, startProxiedRemote } from '../support/git/startProxiedRemote';
+import type { FaultProxy } from '../support/git/start-fault-proxy';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
 let app: AppHost;
 let served: ProxiedRemote;

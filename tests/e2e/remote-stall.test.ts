@@ -14,8 +14,8 @@ import {
   until,
   writeTrailers,
 } from '../support/app/branch-observations';
-import type { FaultProxy, GitRequestKind } from '../support/git/startFaultProxy';
-import { type ProxiedRemote, startProxiedRemote } from '../support/git/startProxiedRemote';
+import type { FaultProxy, GitRequestKind } from '../support/git/start-fault-proxy';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
 let app: AppHost;
 let served: ProxiedRemote;

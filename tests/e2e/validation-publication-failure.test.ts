@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppHost, startAppHost } from '../support/app/app-host';
 import { configMapEvent, filesOn, history, writeTrailers } from '../support/app/branch-observations';
-import { createBareRepo } from '../support/git/createBareRepo';
-import { type FaultProxy, startFaultProxy } from '../support/git/startFaultProxy';
-import { startGitServer } from '../support/git/startGitServer';
+import { createBareRepo } from '../support/git/create-bare-repo';
+import { type FaultProxy, startFaultProxy } from '../support/git/start-fault-proxy';
+import { startGitServer } from '../support/git/start-git-server';
 
 const REJECTION = 'GH006: Protected branch update failed for refs/heads/main';
 

@@ -10,9 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AppResponse, git } from '../support/app/app-host';
 import { configMapEvent, filesOn, history, until, writeTrailers } from '../support/app/branch-observations';
 import { type ChildHost, spawnHost } from '../support/embedded/child-host';
-import { createBareRepo } from '../support/git/createBareRepo';
-import { type FaultProxy, type GitRequestKind, startFaultProxy } from '../support/git/startFaultProxy';
-import { startGitServer } from '../support/git/startGitServer';
+import { createBareRepo } from '../support/git/create-bare-repo';
+import { type FaultProxy, type GitRequestKind, startFaultProxy } from '../support/git/start-fault-proxy';
+import { startGitServer } from '../support/git/start-git-server';
 
 const APP_ENTRY = join(__dirname, '..', '..', 'functions', 'index.ts');
 const KINDS: GitRequestKind[] = ['refs', 'ls-refs', 'fetch', 'receive-refs', 'push'];

@@ -1,4 +1,4 @@
-// `npm start` = build, then `node dist/embedded/main.js`: the project's app in the embedded host,
+// `npm start` = build, then `node dist/functions/local/start.js`: the project's app in the embedded host,
 // saying where it listens, answering healthz, stopping cleanly on Ctrl-C (SIGINT).
 // The build goes to a temporary copy of the layout (not the shared dist/), and its type errors are
 // not this test's concern (`npm run typecheck` checks types; tsc still emits JavaScript).
@@ -9,11 +9,11 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
-it('npm start runs "npm run build && node dist/embedded/main.js"', () => {
+it('npm start runs "npm run build && node dist/functions/local/start.js"', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  expect(pkg.scripts.start).toBe('npm run build && node dist/embedded/main.js');
+  expect(pkg.scripts.start).toBe('npm run build && node dist/functions/local/start.js');
 });
 
 it('given the built app, when main starts, then it says where it listens, healthz answers ok and Ctrl-C stops it cleanly', async () => {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { type AppHost, git, oneTargetConfig, startAppHost } from '../../support/app/app-host';
 import type { KubeObject, ResourceType } from '../../support/fake-kube-api/object-store';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api/server';
-import type { FaultProxy } from '../../support/git/startFaultProxy';
-import { type ProxiedRemote, startProxiedRemote } from '../../support/git/startProxiedRemote';
+import type { FaultProxy } from '../../support/git/start-fault-proxy';
+import { type ProxiedRemote, startProxiedRemote } from '../../support/git/start-proxied-remote';
 import { fakeConnection, type RunningForwarder, startForwarder } from './support/forwarder-harness';
 import { eventually } from './support/manual-delay';
 

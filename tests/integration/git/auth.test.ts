@@ -1,7 +1,7 @@
 import { publish } from '../../../shared/git/publish';
-import { readBranchHead } from '../../../shared/git/readBranchHead';
-import { aWrite } from '../../support/git/aWrite';
-import { type GitWorld, logOf, startGitWorld } from './gitFixture';
+import { readBranchHead } from '../../../shared/git/read-branch-head';
+import { aWrite } from '../../support/git/a-write';
+import { type GitWorld, logOf, startGitWorld } from './git-fixture';
 
 const TOKEN = 'ghp_s3cretT0kenValue';
 let world: GitWorld;

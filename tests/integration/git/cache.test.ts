@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { readdir, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publish } from '../../../shared/git/publish';
-import { aWrite } from '../../support/git/aWrite';
-import { runGit } from '../../support/git/runGit';
-import { fsck, type GitWorld, logOf, startGitWorld } from './gitFixture';
-import { otherWriter } from './otherWriter';
+import { aWrite } from '../../support/git/a-write';
+import { runGit } from '../../support/git/run-git';
+import { fsck, type GitWorld, logOf, startGitWorld } from './git-fixture';
+import { otherWriter } from './other-writer';
 
 let world: GitWorld;
 beforeAll(async () => {
@@ -121,7 +121,7 @@ describe('the per-branch object cache', () => {
       [
         '--import',
         'tsx',
-        join(__dirname, 'publishInChild.ts'),
+        join(__dirname, 'publish-in-child.ts'),
         JSON.stringify({ remote: { kind: 'http', url }, branch: 'main', writes, cacheDir }),
       ],
       { stdio: 'ignore' },

@@ -1,9 +1,9 @@
 import { publish } from '../../../shared/git/publish';
-import { aWrite } from '../../support/git/aWrite';
-import { runGit } from '../../support/git/runGit';
-import type { Fault, GitRequestKind } from '../../support/git/startFaultProxy';
-import { fsck, type GitWorld, logOf, startGitWorld } from './gitFixture';
-import { otherWriter } from './otherWriter';
+import { aWrite } from '../../support/git/a-write';
+import { runGit } from '../../support/git/run-git';
+import type { Fault, GitRequestKind } from '../../support/git/start-fault-proxy';
+import { fsck, type GitWorld, logOf, startGitWorld } from './git-fixture';
+import { otherWriter } from './other-writer';
 
 let world: GitWorld;
 beforeAll(async () => {

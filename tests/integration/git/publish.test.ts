@@ -1,8 +1,8 @@
 import { GitPublishInputInvalid } from '../../../shared/git/errors';
 import { publish } from '../../../shared/git/publish';
-import { aWrite } from '../../support/git/aWrite';
-import { runGit } from '../../support/git/runGit';
-import { fsck, type GitWorld, logOf, showFile, startGitWorld } from './gitFixture';
+import { aWrite } from '../../support/git/a-write';
+import { runGit } from '../../support/git/run-git';
+import { fsck, type GitWorld, logOf, showFile, startGitWorld } from './git-fixture';
 
 let world: GitWorld;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runGit } from '../git/runGit';
+import { runGit } from '../git/run-git';
 import { git } from './app-host';
 
 /** A watch event for a ConfigMap in namespace `shop`, authored by `username`. */

@@ -5,12 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { buildCommits } from '../../../shared/git/buildCommits';
-import { encodePack } from '../../../shared/git/encodePack';
-import { createObjectStore } from '../../../shared/git/objectStore';
-import type { TreeEntry } from '../../../shared/git/treeEditor';
-import { unpackObjects } from '../../../shared/git/unpackObjects';
-import { aWrite } from '../../support/git/aWrite';
+import { buildCommits } from '../../../shared/git/build-commits';
+import { encodePack } from '../../../shared/git/encode-pack';
+import { createObjectStore } from '../../../shared/git/object-store';
+import type { TreeEntry } from '../../../shared/git/tree-editor';
+import { unpackObjects } from '../../../shared/git/unpack-objects';
+import { aWrite } from '../../support/git/a-write';
 
 type Files = Map<string, string>;
 type Op = { op: 'put'; path: string; content: string } | { op: 'delete'; path: string };

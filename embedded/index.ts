@@ -1,0 +1,3 @@
+// The embedded durable host's public surface: start a host on a Functions app, with a clock.
+export { type Clock, realClock, type VirtualClock, virtualClock } from './clock';
+export { type HostHandle, type HostOptions, startHost } from './host';

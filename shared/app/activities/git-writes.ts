@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import type { PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
+import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
+
+/** The committer of a repository, from the configuration. */
+export interface Committer {
+  name: string;
+  email: string;
+}
+
+/**
+ * What one stored snapshot part holds: the snapshot's files (sanitized YAML at canonical paths) and
+ * the paths of objects it reports as being deleted. The HTTP layer writes it; the publish activity reads it.
+ */
+export const snapshotPartPayloadSchema = z.strictObject({
+  files: z.array(z.strictObject({ path: z.string().min(1), content: z.string() })),
+  deletes: z.array(z.string().min(1)),
+});
+export type SnapshotPartPayload = z.infer<typeof snapshotPartPayloadSchema>;
+
+const ZERO_COMMIT = '0'.repeat(40);
+
+/**
+ * Turns the branch's pending writes into the Git executor's writes: payload references become YAML
+ * content, the author and committer carry the write's decision time (so a retried attempt on the
+ * same parent rebuilds the same commit), and a snapshot becomes a scoped mark-and-sweep.
+ * @param readPayload reads a payload's bytes by reference (the PayloadStore's `get`).
+ * @param snapshotParts the part references of each multi-part snapshot, from the branch's plan.
+ */
+export async function toGitWrites({
+  writes,
+  committer,
+  readPayload,
+  snapshotParts,
+}: {
+  writes: readonly PendingWrite[];
+  committer: Committer;
+  readPayload: (ref: string) => Promise<Uint8Array>;
+  snapshotParts: Readonly<Record<string, readonly string[]>>;
+}): Promise<GitWrite[]> {
+  const decoder = new TextDecoder();
+  const text = async (ref: string) => decoder.decode(await readPayload(ref));
+  const result: GitWrite[] = [];
+  for (const write of writes) {
+    const timestamp = Math.floor(Date.parse(write.decidedAt) / 1000);
+    const operations: GitOperation[] = [];
+    for (const change of write.changes ?? []) {
+      if (change.operation === 'delete') operations.push({ op: 'delete', path: change.path });
+      else if (change.payloadRef)
+        // the payload's bytes as they are: a blob is bytes, so no round trip through a string
+        operations.push({ op: 'put', path: change.path, content: await readPayload(change.payloadRef) });
+    }
+    if (write.snapshot) {
+      const refs = snapshotParts[write.snapshot.payloadRef] ?? [write.snapshot.payloadRef];
+      const files: SnapshotPartPayload['files'] = [];
+      const deletes: string[] = [];
+      for (const ref of refs) {
+        const part = snapshotPartPayloadSchema.parse(JSON.parse(await text(ref)));
+        files.push(...part.files);
+        deletes.push(...part.deletes);
+      }
+      operations.push({
+        op: 'snapshot',
+        ...snapshotSweep(write.targetPath, write.snapshot.scope),
+        files,
+        prune: write.prune,
+      });
+      if (write.prune !== 'Never') for (const path of deletes) operations.push({ op: 'delete', path });
+    }
+    result.push({
+      id: write.id,
+      message: write.message,
+      // A write that names nobody (a snapshot, a change without an author) is the committer's own.
+      author:
+        write.attribution === 'configured'
+          ? { name: committer.name, email: committer.email, timestamp, timezoneOffset: 0 }
+          : {
+              name: write.author.name,
+              email: write.author.email ?? committer.email,
+              timestamp,
+              timezoneOffset: 0,
+            },
+      committer: { name: committer.name, email: committer.email, timestamp, timezoneOffset: 0 },
+      targetPath: write.targetPath,
+      operations,
+      ...(write.allowEmpty || write.kind === 'save-record' ? { empty: true } : {}),
+    });
+  }
+  return result;
+}
+
+/**
+ * Where a snapshot's sweep may delete: the deepest folder its scope names, and, when the scope
+ * names a resource or group but no namespace, the pattern of paths inside that folder it covers
+ * (`{namespace|_cluster}/{group}/{resource}/{name}.yaml`, core group omitted).
+ */
+export function snapshotSweep(targetPath: string, scope: SnapshotScope): { scope: string; match?: string } {
+  const root = targetPath === '.' ? [] : [targetPath];
+  const typeSegments = [...(scope.group ? [scope.group] : []), ...(scope.resource ? [scope.resource] : [])];
+  if (scope.namespace !== undefined) {
+    const folder = [...root, scope.namespace, ...(scope.resource ? typeSegments : [])].join('/') || '.';
+    if (scope.resource || !scope.group) return { scope: folder };
+    return { scope: folder, match: `^${escapeRegExp(scope.group)}/[^/]+/[^/]+\\.yaml$` };
+  }
+  const folder = root.join('/') || '.';
+  if (typeSegments.length === 0) return { scope: folder };
+  const type = scope.resource
+    ? typeSegments.map(escapeRegExp).join('/')
+    : `${escapeRegExp(scope.group ?? '')}/[^/]+`;
+  return { scope: folder, match: `^[^/]+/${type}/[^/]+\\.yaml$` };
+}
+
+function escapeRegExp(segment: string): string {
+  return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The Git executor's result as the branch records it. */
+export function toPublicationResult(result: PublishResult): PublicationResult {
+  switch (result.kind) {
+    case 'published':
+      return {
+        outcome: result.settledByRemoteEvidence ? 'settled' : 'published',
+        commits: result.commits,
+        head: result.head ?? ZERO_COMMIT,
+      };
+    case 'remoteMoved':
+      return { outcome: 'remoteMoved', cause: { message: `the remote kept moving: ${result.cause}` } };
+    case 'transient':
+      return { outcome: 'transient', cause: { message: `${result.step}: ${result.cause}` } };
+    case 'timeout':
+      return {
+        outcome: 'transient',
+        cause: { message: `${result.step} timed out after ${result.afterMs} ms` },
+      };
+    case 'rejected':
+      return { outcome: 'rejected', cause: { message: result.cause } };
+    case 'authFailed':
+      return { outcome: 'rejected', cause: { message: `authentication failed: ${result.cause}` } };
+    case 'parentMissing':
+      return {
+        outcome: 'parentMissing',
+        cause: {
+          message: result.parentBranch
+            ? `the parent branch "${result.parentBranch}" does not exist`
+            : 'the repository has no default branch to start from',
+        },
+      };
+    case 'writeRefused':
+      return { outcome: 'writeRefused', writeId: result.writeId, cause: { message: result.cause } };
+  }
+}

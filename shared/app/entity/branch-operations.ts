@@ -1,0 +1,246 @@
+import { z } from 'zod';
+import {
+  type BranchCommand,
+  type BranchEffect,
+  type BranchState,
+  branchCommandSchema,
+  handle,
+  initialState,
+  nextDeadline,
+  owedEffects,
+  type PublicationStatus,
+  publicationStatus,
+  type WithdrawAnswer,
+  withdrawAnswer,
+} from '../../branch';
+
+/**
+ * What the branch entity stores: the branch state machine's state, and the parts of snapshots
+ * that arrive in pieces. Parts stay here until their snapshot is published (or abandoned), so the
+ * Git activity can read every part of a completed snapshot.
+ */
+export interface BranchEntityState {
+  branch: BranchState;
+  snapshots: Record<string, SnapshotParts>;
+}
+
+export interface SnapshotParts {
+  target: string;
+  openedAt: string;
+  parts: { ref: string; bytes: number; objects: number }[];
+  completed: boolean;
+}
+
+/** The payload reference a completed multi-part snapshot is admitted under. */
+export function snapshotRef(snapshotId: string): string {
+  return `snapshot:${snapshotId}`;
+}
+
+// An incomplete snapshot never deletes anything; one abandoned by its sender is forgotten after this.
+const ABANDONED_SNAPSHOT_MS = 60 * 60 * 1000;
+
+const instant = z.iso.datetime({ offset: true });
+const partSchema = z.strictObject({
+  at: instant,
+  snapshotId: z.string().min(1).max(128),
+  target: z.string().min(1),
+  payloadRef: z.string().min(1),
+  bytes: z.number().int().nonnegative(),
+  objects: z.number().int().nonnegative(),
+});
+
+/** The operations of the branch entity, by name, each with its input schema. */
+export const branchOperationSchemas = {
+  /** Decide commands in order (settings first, then the work). */
+  apply: z.strictObject({ commands: z.array(branchCommandSchema).min(1) }),
+  /** Decide one command and answer what a withdrawal of `saveId` came to. */
+  withdraw: z.strictObject({ command: branchCommandSchema, saveId: z.string().min(1) }),
+  /** Keep one part of a snapshot that arrives in pieces. */
+  'snapshot-part': partSchema,
+  /** Admit a snapshot whose parts have all arrived, as one `ApplySnapshot`. */
+  'snapshot-complete': z.strictObject({
+    at: instant,
+    snapshotId: z.string().min(1).max(128),
+    target: z.string().min(1),
+    settings: z.array(branchCommandSchema),
+    scope: z.strictObject({
+      group: z.string().optional(),
+      resource: z.string().optional(),
+      namespace: z.string().optional(),
+    }),
+    revision: z.string().min(1).max(64),
+  }),
+  /** Let due deadlines fire and answer what the driver must do next. */
+  plan: z.strictObject({ at: instant }),
+} as const;
+
+export type BranchOperationName = keyof typeof branchOperationSchemas;
+
+/**
+ * A publication as the driver sees it: the attempt and how many writes it carries. The writes
+ * themselves stay in the entity; the publish activity reads them there, so the driver's history
+ * (replayed on every episode) never holds a backlog of changes.
+ */
+export interface PlannedPublication {
+  type: 'publish';
+  attempt: string;
+  writes: number;
+}
+
+/** An effect the driver runs: Git work and projections, with publications in summary. */
+export type PlannedEffect = Exclude<BranchEffect, { type: 'publish' }> | PlannedPublication;
+
+/** What the driver needs after `plan`: the owed effects, the next deadline, and the status to show. */
+export interface BranchPlan {
+  at: string;
+  effects: PlannedEffect[];
+  nextDeadline: string | undefined;
+  status: PublicationStatus;
+}
+
+export type BranchOperationAnswer =
+  | { ok: true; plan?: BranchPlan; withdraw?: WithdrawAnswer }
+  | { ok: false; error: string };
+
+/**
+ * Runs one entity operation over the stored state. Never throws: a malformed input is answered
+ * `{ok: false}` and changes nothing (an entity operation that throws loses its message and keeps
+ * whatever state it had set).
+ */
+export function runBranchOperation(
+  stored: BranchEntityState | undefined,
+  operation: string,
+  input: unknown,
+): { state: BranchEntityState; answer: BranchOperationAnswer } {
+  const state = stored ?? { branch: initialState(), snapshots: {} };
+  if (!(operation in branchOperationSchemas)) {
+    return { state, answer: { ok: false, error: `unknown branch operation "${operation}"` } };
+  }
+  const parsed = branchOperationSchemas[operation as BranchOperationName].safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      state,
+      answer: {
+        ok: false,
+        error: `${operation}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`,
+      },
+    };
+  }
+  const valid = parsed.data;
+  switch (operation as BranchOperationName) {
+    case 'apply': {
+      const { commands } = valid as z.output<(typeof branchOperationSchemas)['apply']>;
+      return { state: forgetSettled(applyAll(state, commands), commands.at(-1)!.at), answer: { ok: true } };
+    }
+    case 'withdraw': {
+      const { command, saveId } = valid as z.output<(typeof branchOperationSchemas)['withdraw']>;
+      const next = applyAll(state, [command]);
+      return { state: next, answer: { ok: true, withdraw: withdrawAnswer(next.branch, saveId) } };
+    }
+    case 'snapshot-part': {
+      const part = valid as z.output<(typeof branchOperationSchemas)['snapshot-part']>;
+      const open = state.snapshots[part.snapshotId] ?? {
+        target: part.target,
+        openedAt: part.at,
+        parts: [],
+        completed: false,
+      };
+      if (open.completed || open.parts.some((known) => known.ref === part.payloadRef))
+        return { state, answer: { ok: true } };
+      const parts = [...open.parts, { ref: part.payloadRef, bytes: part.bytes, objects: part.objects }];
+      return {
+        state: { ...state, snapshots: { ...state.snapshots, [part.snapshotId]: { ...open, parts } } },
+        answer: { ok: true },
+      };
+    }
+    case 'snapshot-complete': {
+      const complete = valid as z.output<(typeof branchOperationSchemas)['snapshot-complete']>;
+      const open = state.snapshots[complete.snapshotId];
+      if (!open || open.completed) return { state, answer: { ok: true } };
+      const snapshots = { ...state.snapshots, [complete.snapshotId]: { ...open, completed: true } };
+      const command: BranchCommand = {
+        type: 'ApplySnapshot',
+        at: complete.at,
+        target: complete.target,
+        scope: complete.scope,
+        revision: complete.revision,
+        payloadRef: snapshotRef(complete.snapshotId),
+        bytes: open.parts.reduce((sum, part) => sum + part.bytes, 0),
+        objects: open.parts.reduce((sum, part) => sum + part.objects, 0),
+      };
+      const next = applyAll({ ...state, snapshots }, [...complete.settings, command]);
+      return { state: forgetSettled(next, complete.at), answer: { ok: true } };
+    }
+    case 'plan': {
+      const { at } = valid as z.output<(typeof branchOperationSchemas)['plan']>;
+      const next = forgetSettled(applyAll(state, [{ type: 'Tick', at }]), at);
+      return { state: next, answer: { ok: true, plan: planOf(next, at) } };
+    }
+  }
+}
+
+function applyAll(state: BranchEntityState, commands: readonly BranchCommand[]): BranchEntityState {
+  let branch = state.branch;
+  for (const command of commands) branch = handle(branch, command).state;
+  return { ...state, branch };
+}
+
+function planOf(state: BranchEntityState, at: string): BranchPlan {
+  const effects = owedEffects(state.branch).map(
+    (effect): PlannedEffect =>
+      effect.type === 'publish'
+        ? { type: 'publish', attempt: effect.attempt, writes: effect.writes.length }
+        : effect,
+  );
+  return {
+    at,
+    effects,
+    nextDeadline: nextDeadline(state.branch)?.dueAt,
+    status: publicationStatus(state.branch, at),
+  };
+}
+
+/**
+ * The publication in flight under `attempt`, with the part references of every multi-part snapshot
+ * it carries, as the publish activity needs it; undefined when that attempt is no longer in flight
+ * (its result was recorded: the activity ran again after a crash).
+ */
+export function publicationInFlight(
+  state: BranchEntityState,
+  attempt: string,
+):
+  | { effect: Extract<BranchEffect, { type: 'publish' }>; snapshotParts: Record<string, string[]> }
+  | undefined {
+  const effect = owedEffects(state.branch).find(
+    (owed): owed is Extract<BranchEffect, { type: 'publish' }> =>
+      owed.type === 'publish' && owed.attempt === attempt,
+  );
+  if (!effect) return undefined;
+  const snapshotParts: Record<string, string[]> = {};
+  for (const write of effect.writes) {
+    const ref = write.snapshot?.payloadRef;
+    const open = ref?.startsWith('snapshot:') ? state.snapshots[ref.slice('snapshot:'.length)] : undefined;
+    if (ref && open) snapshotParts[ref] = open.parts.map((part) => part.ref);
+  }
+  return { effect, snapshotParts };
+}
+
+/**
+ * Drops snapshot parts nobody needs any more: a completed snapshot no pending write references
+ * (published or superseded), and an incomplete one older than an hour (its sender gave up).
+ */
+function forgetSettled(state: BranchEntityState, at: string): BranchEntityState {
+  const ids = Object.keys(state.snapshots);
+  if (ids.length === 0) return state;
+  const referenced = new Set(state.branch.pending.map((write) => write.snapshot?.payloadRef));
+  const snapshots: Record<string, SnapshotParts> = {};
+  for (const id of ids) {
+    const open = state.snapshots[id]!;
+    const keep = open.completed
+      ? referenced.has(snapshotRef(id))
+      : Date.parse(at) - Date.parse(open.openedAt) < ABANDONED_SNAPSHOT_MS;
+    if (keep) snapshots[id] = open;
+  }
+  return { ...state, snapshots };
+}

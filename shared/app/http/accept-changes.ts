@@ -1,0 +1,142 @@
+import { ApiError } from '../../api/errors';
+import {
+  type AdmittedChange,
+  type Attribution,
+  type Author,
+  admissionCheck,
+  type BranchCommand,
+  type PublicationStatus,
+  publicationStatus,
+} from '../../branch';
+import { storeBatch } from '../../payloads/payload-batches';
+import type { Change } from '../../resources';
+import { commitAuthor } from '../../resources/commit-author';
+import { type AppRuntime, type ResolvedTarget, settingsCommands } from '../runtime/app-runtime';
+import type { BranchGateway } from './branch-gateway';
+
+/**
+ * Admits normalized changes to a target's branch: refuses with 429 when the branch's intake is
+ * paused or the changes do not fit its budget, else stores their payloads, signals the branch
+ * once with every change (one `AdmitChanges` per author, in arrival order) and wakes its driver.
+ * When this resolves, the changes are durable.
+ */
+export async function admitChanges({
+  runtime,
+  gateway,
+  target,
+  changes,
+  attribution,
+  at,
+}: {
+  runtime: AppRuntime;
+  gateway: BranchGateway;
+  target: ResolvedTarget;
+  changes: readonly Change[];
+  attribution: Extract<Attribution, 'audit' | 'watch'>;
+  at: string;
+}): Promise<void> {
+  if (changes.length === 0) return;
+  const sized = changes.map((change) => ({
+    change,
+    bytes: change.content === undefined ? 0 : Buffer.byteLength(change.content),
+  }));
+  const status = await checkAdmission(
+    gateway,
+    target,
+    { bytes: sized.reduce((sum, item) => sum + item.bytes, 0), items: changes.length },
+    at,
+  );
+
+  const contents = changes.flatMap((change) => (change.content === undefined ? [] : [change.content]));
+  const stored = await storeBatch(runtime.payloads, contents);
+  let nextStored = 0;
+  const refs = changes.map((change) => (change.content === undefined ? undefined : stored[nextStored++]));
+  const commands: BranchCommand[] = settingsCommands(runtime, target, at);
+  let current: { key: string; command: Extract<BranchCommand, { type: 'AdmitChanges' }> } | undefined;
+  sized.forEach(({ change, bytes }, index) => {
+    const author = authorOf(change, target);
+    const changeAttribution: Attribution = change.author ? attribution : 'configured';
+    const key = `${changeAttribution}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
+    if (current?.key !== key) {
+      current = {
+        key,
+        command: {
+          type: 'AdmitChanges',
+          at,
+          target: target.config.name,
+          author,
+          attribution: changeAttribution,
+          changes: [],
+        },
+      };
+      commands.push(current.command);
+    }
+    current.command.changes.push(admitted(change, bytes, refs[index]));
+  });
+  await gateway.signal(target.branch.key, 'apply', { commands });
+  if (!admitNeedsWake(status, runtime.nowMs())) return;
+  await gateway.ensureDriver({
+    branchKey: target.branch.key,
+    repository: target.repository.name,
+    branch: target.config.branch,
+  });
+}
+
+/** Refuses with 429 and `Retry-After` what the branch's last known status says it cannot take now. */
+export async function checkAdmission(
+  gateway: BranchGateway,
+  target: ResolvedTarget,
+  request: { bytes: number; items: number },
+  at: string,
+): Promise<PublicationStatus | undefined> {
+  const state = await gateway.read(target.branch.key);
+  if (!state) return undefined;
+  const status = publicationStatus(state.branch, at);
+  const decision = admissionCheck(status, request, at);
+  if (decision.admit) return status;
+  throw new ApiError(
+    'intake-paused',
+    decision.reason === 'intake-paused'
+      ? `Intake of branch "${target.config.branch}" is paused while Git publication fails; nothing was accepted.`
+      : `Branch "${target.config.branch}" cannot hold these changes until Git publication recovers; nothing was accepted.`,
+    { retryAfterSeconds: decision.retryAfterSeconds },
+  );
+}
+
+// Between the acknowledged signal and the window's close: absorbs clock skew between instances.
+const WAKE_MARGIN_MS = 250;
+
+/**
+ * Whether an admit must wake the branch's driver. Not when the branch's last known state shows a
+ * window that closes more than a margin from now: the driver sleeps until that close at the
+ * latest (it planned after the window's deadline was recorded, or was woken to), and the plan it
+ * makes then comes after this admit's signal, so it sees every deadline this admit creates, none
+ * of which is earlier. `signaledAtMs` is read after the signal was acknowledged. Under steady ingest this wakes the driver once a window, not once a request.
+ */
+export function admitNeedsWake(status: PublicationStatus | undefined, signaledAtMs: number): boolean {
+  const closesAt = status?.window.open ? status.window.closesAt : undefined;
+  return closesAt === undefined || Date.parse(closesAt) <= signaledAtMs + WAKE_MARGIN_MS;
+}
+
+function authorOf(change: Change, target: ResolvedTarget): Author {
+  const identity = commitAuthor(change.author, target.repository.committer);
+  return change.author ? { ...identity, username: change.author.username } : identity;
+}
+
+function admitted(change: Change, bytes: number, payloadRef: string | undefined): AdmittedChange {
+  const { identity } = change;
+  return {
+    path: change.path,
+    operation: change.operation,
+    bytes,
+    ...(payloadRef ? { payloadRef } : {}),
+    ...(change.resourceVersion ? { resourceVersion: change.resourceVersion } : {}),
+    subject: {
+      apiVersion: identity.group ? `${identity.group}/${identity.version}` : identity.version,
+      resource: identity.resource,
+      ...(identity.namespace ? { namespace: identity.namespace } : {}),
+      name: identity.name,
+    },
+    ...(change.operation === 'delete' ? { verb: 'delete' as const } : {}),
+  };
+}

@@ -1,0 +1,53 @@
+import type { ApiResponse } from '../../api/errors';
+import { publicationStatus } from '../../branch';
+import { type AppRuntime, settingsCommands } from '../runtime/app-runtime';
+import type { BranchGateway } from './branch-gateway';
+import type { RouteRequest } from './route-request';
+import { accessTarget } from './target-access';
+
+interface Deps {
+  runtime: AppRuntime;
+  gateway: BranchGateway;
+}
+
+/** `GET /api/v1/targets/{target}`: the target, its branch's publication status and open window. */
+export async function getTarget({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
+  const target = accessTarget(runtime, request);
+  const state = await gateway.read(target.branch.key);
+  const status = state ? publicationStatus(state.branch, request.at) : undefined;
+  return {
+    status: 200,
+    body: {
+      target: target.config.name,
+      repository: target.branch.repository,
+      branch: target.config.branch,
+      path: target.config.path,
+      conditions: status?.conditions ?? [],
+      publication: {
+        pendingWrites: status?.pendingWrites ?? 0,
+        pendingBytes: status?.pendingBytes ?? 0,
+        oldestPendingSince: status?.oldestPendingSince ?? null,
+        retryAt: status?.retryAt ?? null,
+        lastError: status?.lastError ?? null,
+        parentMissing: status?.parentMissing ?? false,
+        intakePaused: status?.intakePaused ?? false,
+        lastPush: status?.lastPush ?? null,
+      },
+      window: status?.window ?? { open: false, changes: 0 },
+    },
+  };
+}
+
+/** `POST /api/v1/targets/{target}/refresh`: the remote changed; the branch observes it through its driver. */
+export async function postRefresh({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
+  const target = accessTarget(runtime, request);
+  await gateway.signal(target.branch.key, 'apply', {
+    commands: [...settingsCommands(runtime, target, request.at), { type: 'RefreshRemote', at: request.at }],
+  });
+  await gateway.ensureDriver({
+    branchKey: target.branch.key,
+    repository: target.repository.name,
+    branch: target.config.branch,
+  });
+  return { status: 202, body: { branch: target.branch.key } };
+}

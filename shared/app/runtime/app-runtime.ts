@@ -1,0 +1,97 @@
+import type { AuthMode, AuthorizedSource } from '../../api/auth';
+import type { BranchCommand } from '../../branch';
+import type { LoadedConfig, RepositoryConfig, TargetConfig } from '../../config';
+import type { PayloadStore } from '../../payloads';
+import { type BranchKey, branchKeyFor } from './branch-key';
+
+/** A configured target with everything a request for it needs. */
+export interface ResolvedTarget {
+  config: TargetConfig;
+  repository: RepositoryConfig;
+  branch: BranchKey;
+  sensitiveResources: readonly string[];
+}
+
+/** What every function of the app shares in one process, built once from the configuration. */
+export interface AppRuntime {
+  loaded: LoadedConfig;
+  payloads: PayloadStore;
+  sources: AuthorizedSource[];
+  authMode: AuthMode;
+  targets: ReadonlyMap<string, ResolvedTarget>;
+  /** Request bodies above this are refused with 413. */
+  bodyLimitBytes: number;
+  /** The adapter's clock (ms since the epoch): when the HTTP layer must know how late it is. */
+  nowMs: () => number;
+}
+
+/** The contract's default body limit (docs/api.md). */
+export const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/** Builds the app's runtime from a loaded configuration and an opened payload store. */
+export function createAppRuntime({
+  loaded,
+  payloads,
+  nowMs,
+}: {
+  loaded: LoadedConfig;
+  payloads: PayloadStore;
+  nowMs: () => number;
+}): AppRuntime {
+  const { config, secrets } = loaded;
+  const repositories = new Map(config.repositories.map((repository) => [repository.name, repository]));
+  const targets = new Map<string, ResolvedTarget>();
+  for (const target of config.targets) {
+    const repository = repositories.get(target.repository)!;
+    targets.set(target.name, {
+      config: target,
+      repository,
+      branch: branchKeyFor(repository.url, target.branch),
+      sensitiveResources: config.sensitiveResources,
+    });
+  }
+  const sources = config.sources.map((source) => ({
+    name: source.name,
+    token: secrets.sourceTokens[source.name]!.reveal(),
+    targets: source.targets,
+  }));
+  return {
+    loaded,
+    payloads,
+    sources,
+    authMode: config.server.auth,
+    targets,
+    bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    nowMs,
+  };
+}
+
+/**
+ * The commands that bring the branch's view of a target and its limits in line with the
+ * configuration. They are sent before every piece of work, so a configuration change takes
+ * effect at the next request; the branch records a fact only when something changed.
+ */
+export function settingsCommands(runtime: AppRuntime, target: ResolvedTarget, at: string): BranchCommand[] {
+  const limits = runtime.loaded.config.limits;
+  return [
+    {
+      type: 'ConfigureBranch',
+      at,
+      limits: {
+        bufferBytes: limits.branchBufferBytes,
+        retryInitialMs: limits.retry.initialMs,
+        retryMaxMs: limits.retry.maxMs,
+        pushCooldownMs: limits.pushCooldownMs,
+      },
+    },
+    {
+      type: 'ChangeSettings',
+      at,
+      target: target.config.name,
+      path: target.config.path,
+      window: target.config.window,
+      prune: target.config.prune,
+      parentBranch: target.config.parentBranch ?? null,
+    },
+  ];
+}

@@ -1,0 +1,119 @@
+import { checkWritePath } from './check-write-path';
+import { rememberCommit } from './commit-summaries';
+import { formatCommit } from './format-commit';
+import type { ObjectStore } from './object-store';
+import { createTreeEditor, type ReadTree, TreeConflict, type TreeEditor } from './tree-editor';
+import type { GitOperation, GitWrite } from './types';
+
+export type BuiltCommits =
+  | { kind: 'built'; commits: Record<string, string | null>; head: string | null; created: number }
+  | { kind: 'writeRefused'; writeId: string; cause: string };
+
+const asBuffer = (content: string | Uint8Array) =>
+  typeof content === 'string'
+    ? Buffer.from(content, 'utf8')
+    : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+
+/**
+ * Turns the ordered writes into a chain of commits on `base`, one per write that changes the tree
+ * (an empty save record always commits), writing only the changed blobs and trees into `store`.
+ * Writes listed in `landed` are already on the remote: they keep that SHA and are not rebuilt.
+ */
+export async function buildCommits({
+  base,
+  baseTree,
+  writes,
+  readTree,
+  store,
+  landed = new Map(),
+}: {
+  base: string | null;
+  baseTree: string | null;
+  writes: GitWrite[];
+  readTree: ReadTree;
+  store: ObjectStore;
+  landed?: ReadonlyMap<string, string>;
+}): Promise<BuiltCommits> {
+  const editor = createTreeEditor({ rootTree: baseTree, readTree, store });
+  const commits: Record<string, string | null> = {};
+  let head = base;
+  let tree = baseTree;
+  let created = 0;
+  for (const write of writes) {
+    const already = landed.get(write.id);
+    if (already) {
+      commits[write.id] = already;
+      continue;
+    }
+    try {
+      await applyWrite(editor, write);
+    } catch (error) {
+      if (error instanceof TreeConflict)
+        return { kind: 'writeRefused', writeId: write.id, cause: error.message };
+      throw error;
+    }
+    const next = editor.writeTree();
+    if (next === tree && !write.empty) {
+      commits[write.id] = null;
+      continue;
+    }
+    const bytes = formatCommit({ tree: next, parent: head, ...write, writeId: write.id });
+    const oid = store.add('commit', bytes);
+    rememberCommit(oid, { tree: next, parent: head, bytes });
+    head = oid;
+    tree = next;
+    commits[write.id] = head;
+    created++;
+  }
+  editor.keep();
+  return { kind: 'built', commits, head, created };
+}
+
+async function applyWrite(editor: TreeEditor, write: GitWrite): Promise<void> {
+  const target = write.targetPath;
+  if (target !== '.') segmentsOf(target, '.');
+  for (const operation of write.operations) await applyOperation(editor, operation, target);
+}
+
+function segmentsOf(path: string, inside: string): string[] {
+  const checked = checkWritePath({ path, inside });
+  if ('refused' in checked) throw new TreeConflict(checked.refused);
+  return checked;
+}
+
+async function applyOperation(editor: TreeEditor, operation: GitOperation, target: string): Promise<void> {
+  switch (operation.op) {
+    case 'put':
+      return editor.put(segmentsOf(operation.path, target), asBuffer(operation.content));
+    case 'delete':
+      return editor.remove(segmentsOf(operation.path, target));
+    case 'snapshot': {
+      const scope = operation.scope === '.' ? [] : segmentsOf(operation.scope, target);
+      if (scope.length === 0 && target !== '.')
+        throw new TreeConflict(`scope "." is outside the target "${target}"`);
+      const inside = scope.length === 0 ? '.' : scope.join('/');
+      const wanted = new Set<string>();
+      const files = operation.files.map((file) => {
+        const segments = segmentsOf(file.path, inside);
+        wanted.add(segments.join('/'));
+        return { segments, content: file.content };
+      });
+      // mark and sweep: upsert every desired file; only 'Always' removes what the snapshot lacks
+      const covered = operation.match === undefined ? undefined : new RegExp(operation.match);
+      const relative = (path: string) => (inside === '.' ? path : path.slice(inside.length + 1));
+      const existing =
+        operation.prune === 'Always'
+          ? (await editor.listFiles(scope)).filter(
+              (path) => covered === undefined || covered.test(relative(path)),
+            )
+          : [];
+      for (const file of files) await editor.put(file.segments, asBuffer(file.content));
+      for (const path of existing) if (!wanted.has(path)) await editor.remove(path.split('/'));
+      return;
+    }
+    default: {
+      const unknown: never = operation;
+      throw new TreeConflict(`unknown operation ${JSON.stringify(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import * as fs from 'node:fs';
+import * as git from 'isomorphic-git';
+import { WRITE_TRAILER } from './format-commit';
+
+const TRAILER = new RegExp(`^${WRITE_TRAILER}: (\\S+)\\s*$`, 'gm');
+
+/** What a history walk needs of a commit. */
+export type CommitSummary = { tree: string; parent: string | null; writeIds: string[] };
+
+/**
+ * Commits never change, so their summaries are kept by SHA (the latest 4,096) across publications:
+ * a publication then reads from packs only the commits that are new since the one before, not the
+ * whole walk again.
+ */
+const KEPT_SUMMARIES = 4096;
+const summaries = new Map<string, CommitSummary>();
+
+function keep(oid: string, summary: CommitSummary): void {
+  summaries.set(oid, summary);
+  for (const oldest of summaries.keys()) {
+    if (summaries.size <= KEPT_SUMMARIES) break;
+    summaries.delete(oldest);
+  }
+}
+
+function summaryOf(commit: { tree: string; parent: string | null; message: string }): CommitSummary {
+  const writeIds = [...commit.message.matchAll(TRAILER)].map((match) => match[1]!);
+  return { tree: commit.tree, parent: commit.parent, writeIds };
+}
+
+/**
+ * Keeps the summary of a commit this process built, so that the next publication's walk need not
+ * read it back from a pack. `bytes` is the commit object (its message follows the first blank line).
+ */
+export function rememberCommit(
+  oid: string,
+  commit: { tree: string; parent: string | null; bytes: Buffer },
+): void {
+  const message = commit.bytes.toString('utf8', commit.bytes.indexOf('\n\n') + 2);
+  keep(oid, summaryOf({ tree: commit.tree, parent: commit.parent, message }));
+}
+
+/** A commit's tree, first parent and write ids; throws when the repository does not hold it. */
+export async function readCommitSummary(gitdir: string, oid: string, cache: object): Promise<CommitSummary> {
+  const known = summaries.get(oid);
+  if (known) return known;
+  const { commit } = await git.readCommit({ fs, gitdir, oid, cache });
+  const summary = summaryOf({ tree: commit.tree, parent: commit.parent[0] ?? null, message: commit.message });
+  keep(oid, summary);
+  return summary;
+}

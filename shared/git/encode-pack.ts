@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { encodeIndex } from './encode-index';
+import type { GitObjectType, ObjectStore } from './object-store';
+
+const TYPE_CODE = { commit: 1, tree: 2, blob: 3 } as const;
+const OFS_DELTA = 6;
+
+function objectHeader(typeCode: number, inflatedSize: number): number[] {
+  let size = inflatedSize;
+  const head: number[] = [];
+  let byte = (typeCode << 4) | (size & 0x0f);
+  size = Math.floor(size / 16);
+  while (size > 0) {
+    head.push(byte | 0x80);
+    byte = size & 0x7f;
+    size = Math.floor(size / 128);
+  }
+  head.push(byte);
+  return head;
+}
+
+/** How far back an ofs-delta's base starts, in git's offset encoding (big-endian, each more byte +1). */
+function baseDistance(distance: number): number[] {
+  let rest = distance;
+  const bytes = [rest & 0x7f];
+  rest = Math.floor(rest / 128);
+  while (rest > 0) {
+    rest -= 1;
+    bytes.unshift(0x80 | (rest & 0x7f));
+    rest = Math.floor(rest / 128);
+  }
+  return bytes;
+}
+
+/**
+ * Encodes the store's objects (all of them, or only the listed types) as one packfile (v2) and its
+ * v2 index. The objects are already deflated (node's native zlib), so this only frames them: the
+ * same bytes go to receive-pack and, without the blobs, into the local cache. An object kept as a
+ * delta becomes an ofs-delta on its base, which the store holds earlier, so the pack has it earlier.
+ */
+export async function encodePack({
+  store,
+  types,
+}: {
+  store: ObjectStore;
+  types?: readonly GitObjectType[];
+}): Promise<{ pack: Buffer; idx: Buffer; packSha: string }> {
+  const chosen = [...(await store.objects())].filter(([, object]) => !types || types.includes(object.type));
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(chosen.length, 8);
+  const parts: Buffer[] = [header];
+  const hash = createHash('sha1').update(header);
+  const entries: { oid: string; offset: number; crc: number }[] = [];
+  const offsets = new Map<string, number>();
+  let offset = header.length;
+  for (const [oid, { type, size, deflated, deltaBase }] of chosen) {
+    const baseOffset = deltaBase === undefined ? undefined : offsets.get(deltaBase);
+    if (deltaBase !== undefined && baseOffset === undefined)
+      throw new Error(`delta base ${deltaBase} of ${oid} is not in the pack before it`);
+    const head = Buffer.from(
+      baseOffset === undefined
+        ? objectHeader(TYPE_CODE[type], size)
+        : [...objectHeader(OFS_DELTA, size), ...baseDistance(offset - baseOffset)],
+    );
+    offsets.set(oid, offset);
+    entries.push({ oid, offset, crc: crc32(deflated, crc32(head)) >>> 0 });
+    parts.push(head, deflated);
+    hash.update(head).update(deflated);
+    offset += head.length + deflated.length;
+  }
+  const packHash = hash.digest();
+  parts.push(packHash);
+  const pack = Buffer.concat(parts, offset + 20);
+
+  const idx = encodeIndex({ entries, packHash });
+  return { pack, idx, packSha: packHash.toString('hex') };
+}

@@ -1,0 +1,33 @@
+import type { ObjectStore } from './object-store';
+import type { ReceivePackOutcome } from './send-receive-pack';
+import type { GitStep } from './types';
+
+/** The branches a remote advertises, and its default branch (the target of its HEAD). */
+export type Advertisement = {
+  heads: ReadonlyMap<string, string>;
+  defaultBranch: string | null;
+  /** No ref at all: the next commit is a root commit. */
+  empty: boolean;
+};
+
+export type PushOutcome = ReceivePackOutcome | { kind: 'locked' };
+
+/**
+ * What `publish` needs from a remote, whatever its transport. Every method is bounded; network
+ * failures are thrown (GitStepTimedOut, isomorphic-git errors), server answers are data.
+ */
+export type RemoteSession = {
+  advertise(args: { step: GitStep }): Promise<Advertisement>;
+  /** Makes `tip` (and its recent history) readable locally; returns the tip actually obtained. */
+  obtain(args: { branch: string; tip: string }): Promise<{ gitdir: string; tip: string }>;
+  /** The branch tip this machine last saw (fetched or pushed), if it has one: a guess worth a push. */
+  knownTip(args: { branch: string }): Promise<string | null>;
+  /** The folder objects are read from (the cache, or the local repository itself). */
+  gitdir(): Promise<string>;
+  push(args: {
+    branch: string;
+    oldOid: string | null;
+    newOid: string;
+    store: ObjectStore;
+  }): Promise<PushOutcome>;
+};

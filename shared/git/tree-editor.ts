@@ -1,0 +1,208 @@
+import type { ObjectStore } from './object-store';
+import { editedTree, type TreeNode, type TreeVersion, wholeTree } from './tree-versions';
+
+export type TreeEntry = { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit' };
+/** Reads the entries of an existing tree (from the cache, the local repository or the store). */
+export type ReadTree = (oid: string) => Promise<TreeEntry[]>;
+
+type Node = TreeNode & { dir?: Dir };
+type Dir = {
+  entries: Map<string, Node> | null;
+  oid: string | null;
+  /** Names of sub-folders with changes not yet written. */
+  dirtyChildren: Set<string>;
+  dirty: boolean;
+  /** Names added, replaced, removed or given a new SHA since `written`. */
+  touched: Set<string>;
+  /** The folder's last written version: the next one is an edit of it, and can be a delta on it. */
+  written: (TreeVersion & { oid: string }) | null;
+};
+
+export type TreeEditor = {
+  put(segments: string[], content: Buffer): Promise<void>;
+  remove(segments: string[]): Promise<void>;
+  /** Every file under a folder, as repository-relative paths. */
+  listFiles(segments: string[]): Promise<string[]>;
+  /** Writes the changed trees into the store and returns the root tree's SHA. */
+  writeTree(): string;
+  /**
+   * Keeps this view, as of its last `writeTree`, for the next editor that starts from that tree:
+   * the next publication on a branch starts where this one ended, and then reads and orders no
+   * folder again. Call it once the editor is done with.
+   */
+  keep(): void;
+};
+
+/** Thrown inside a write when the tree shape forbids an operation; the caller turns it into writeRefused. */
+export class TreeConflict extends Error {}
+
+const newDir = (oid: string | null, entries: Map<string, Node> | null = null): Dir => ({
+  entries,
+  oid,
+  dirtyChildren: new Set(),
+  dirty: oid === null,
+  touched: new Set(),
+  written: null,
+});
+
+/**
+ * Views kept between publications, by root tree SHA (a view is taken out while an editor uses it).
+ * A view holds a tree's content only, so any repository holding that tree can use it.
+ */
+const KEPT_VIEWS = 4;
+const keptViews = new Map<string, Dir>();
+
+/**
+ * A lazily loaded, editable view of a tree: only the folders on changed paths are read and
+ * rewritten; untouched subtrees keep their SHAs. Successive writes edit the same view, so each
+ * write costs O(changed paths), not O(repository), plus a copy of each changed folder's kept bytes.
+ */
+export function createTreeEditor({
+  rootTree,
+  readTree,
+  store,
+}: {
+  rootTree: string | null;
+  readTree: ReadTree;
+  store: ObjectStore;
+}): TreeEditor {
+  const kept = rootTree === null ? undefined : keptViews.get(rootTree);
+  if (rootTree !== null) keptViews.delete(rootTree);
+  const root: Dir = kept ?? newDir(rootTree, rootTree ? null : new Map());
+
+  async function load(dir: Dir): Promise<Map<string, Node>> {
+    if (dir.entries) return dir.entries;
+    const entries = new Map<string, Node>();
+    for (const e of await readTree(dir.oid!)) entries.set(e.path, { mode: e.mode, oid: e.oid, type: e.type });
+    dir.entries = entries;
+    return entries;
+  }
+
+  function removed(dir: Dir, name: string): void {
+    dir.entries!.delete(name);
+    dir.touched.add(name);
+  }
+
+  /** The folder holding `segments`' last name, or null when it does not exist and `create` is false. */
+  async function parentOf(segments: string[], create: boolean): Promise<Dir | null> {
+    let dir = root;
+    const trail: Dir[] = [root];
+    for (let i = 0; i < segments.length - 1; i++) {
+      const name = segments[i]!;
+      const entries = await load(dir);
+      let node = entries.get(name);
+      if (node && node.type !== 'tree') {
+        if (!create) return null;
+        throw new TreeConflict(`${segments.slice(0, i + 1).join('/')} is a file, not a folder`);
+      }
+      if (!node) {
+        if (!create) return null;
+        node = { mode: '40000', oid: '', type: 'tree', dir: newDir(null, new Map()) };
+        entries.set(name, node);
+        dir.touched.add(name);
+      }
+      node.dir ??= newDir(node.oid);
+      dir = node.dir;
+      trail.push(dir);
+    }
+    if (create)
+      trail.forEach((d, i) => {
+        d.dirty = true;
+        if (i < trail.length - 1) d.dirtyChildren.add(segments[i]!);
+      });
+    return dir;
+  }
+
+  async function collect(dir: Dir, prefix: string, out: string[]): Promise<void> {
+    for (const [name, node] of await load(dir)) {
+      const path = prefix ? `${prefix}/${name}` : name;
+      if (node.type === 'tree') {
+        node.dir ??= newDir(node.oid);
+        await collect(node.dir, path, out);
+      } else out.push(path);
+    }
+  }
+
+  function write(dir: Dir): string | null {
+    if (!dir.dirty) return dir.oid;
+    const entries = dir.entries!;
+    for (const name of dir.dirtyChildren) {
+      const node = entries.get(name);
+      if (!node?.dir) continue;
+      const oid = write(node.dir);
+      if (oid === null) removed(dir, name);
+      else if (oid !== node.oid) {
+        node.oid = oid;
+        dir.touched.add(name);
+      }
+    }
+    dir.dirtyChildren.clear();
+    dir.dirty = false;
+    if (entries.size === 0) {
+      dir.oid = null;
+      return null;
+    }
+    const base = dir.written;
+    // a delta on the folder's previous version in this same pack: a folder of thousands of files
+    // that gained a few costs a few lines to deflate and send, not the whole folder again
+    const { version, delta } = base
+      ? editedTree(base, entries, dir.touched, store.takesDeltaOn(base.oid))
+      : { version: wholeTree(entries), delta: null };
+    dir.touched.clear();
+    dir.oid = store.add(
+      'tree',
+      version.bytes,
+      base && delta ? { base: base.oid, instructions: delta } : undefined,
+    );
+    dir.written = { ...version, oid: dir.oid };
+    return dir.oid;
+  }
+
+  return {
+    async put(segments, content) {
+      const dir = (await parentOf(segments, true))!;
+      const entries = await load(dir);
+      const name = segments.at(-1)!;
+      const existing = entries.get(name);
+      if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
+      const mode = existing?.type === 'blob' ? existing.mode : '100644';
+      entries.set(name, { mode, oid: store.add('blob', content), type: 'blob' });
+      dir.touched.add(name);
+    },
+    async remove(segments) {
+      const dir = await parentOf(segments, false);
+      if (!dir) return;
+      const entries = await load(dir);
+      if (!entries.has(segments.at(-1)!)) return;
+      await parentOf(segments, true);
+      removed(dir, segments.at(-1)!);
+    },
+    async listFiles(segments) {
+      if (segments.length === 0) {
+        const out: string[] = [];
+        await collect(root, '', out);
+        return out;
+      }
+      const dir = await parentOf(segments, false);
+      if (!dir) return [];
+      const node = (await load(dir)).get(segments.at(-1)!);
+      if (node?.type !== 'tree') return [];
+      node.dir ??= newDir(node.oid);
+      const out: string[] = [];
+      await collect(node.dir, segments.join('/'), out);
+      return out;
+    },
+    writeTree() {
+      return write(root) ?? store.add('tree', Buffer.alloc(0));
+    },
+    keep() {
+      if (root.dirty || root.oid === null) return;
+      keptViews.delete(root.oid);
+      keptViews.set(root.oid, root);
+      for (const oldest of keptViews.keys()) {
+        if (keptViews.size <= KEPT_VIEWS) break;
+        keptViews.delete(oldest);
+      }
+    },
+  };
+}

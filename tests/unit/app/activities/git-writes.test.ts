@@ -1,0 +1,193 @@
+import {
+  snapshotSweep,
+  toGitWrites,
+  toPublicationResult,
+} from '../../../../shared/app/activities/git-writes';
+import type { PendingWrite } from '../../../../shared/branch';
+
+const committer = { name: 'kubescribe', email: 'kubescribe@example.invalid' };
+
+function write(overrides: Partial<PendingWrite>): PendingWrite {
+  return {
+    id: '20260101T000000000Z-1',
+    kind: 'window',
+    target: 'prod',
+    targetPath: 'clusters/prod',
+    author: { name: 'alice', email: 'alice@example.com', username: 'alice' },
+    attribution: 'watch',
+    message: 'alice on prod: 2 resource(s)',
+    decidedAt: '2026-01-01T00:00:05.000Z',
+    prune: 'OnEvent',
+    allowEmpty: false,
+    saveIds: [],
+    bytes: 0,
+    items: 1,
+    ...overrides,
+  };
+}
+
+const payloads: Record<string, string> = {
+  'sha256:a': 'kind: ConfigMap\n',
+  'sha256:part1': JSON.stringify({
+    files: [{ path: 'clusters/prod/shop/apps/deployments/web.yaml', content: 'kind: Deployment\n' }],
+    deletes: [],
+  }),
+  'sha256:part2': JSON.stringify({ files: [], deletes: ['clusters/prod/shop/apps/deployments/old.yaml'] }),
+};
+const readPayload = async (ref: string) => new TextEncoder().encode(payloads[ref]);
+
+describe('pending writes as Git writes', () => {
+  it('turns changes into puts and deletes with the author and the decision time', async () => {
+    const [gitWrite] = await toGitWrites({
+      writes: [
+        write({
+          changes: [
+            {
+              path: 'clusters/prod/shop/configmaps/a.yaml',
+              operation: 'upsert',
+              payloadRef: 'sha256:a',
+              bytes: 16,
+            },
+            { path: 'clusters/prod/shop/configmaps/b.yaml', operation: 'delete', bytes: 0 },
+          ],
+        }),
+      ],
+      committer,
+      readPayload,
+      snapshotParts: {},
+    });
+    expect(gitWrite).toEqual({
+      id: '20260101T000000000Z-1',
+      message: 'alice on prod: 2 resource(s)',
+      author: { name: 'alice', email: 'alice@example.com', timestamp: 1767225605, timezoneOffset: 0 },
+      committer: {
+        name: 'kubescribe',
+        email: 'kubescribe@example.invalid',
+        timestamp: 1767225605,
+        timezoneOffset: 0,
+      },
+      targetPath: 'clusters/prod',
+      operations: [
+        {
+          op: 'put',
+          path: 'clusters/prod/shop/configmaps/a.yaml',
+          content: new TextEncoder().encode('kind: ConfigMap\n'),
+        },
+        { op: 'delete', path: 'clusters/prod/shop/configmaps/b.yaml' },
+      ],
+    });
+  });
+
+  it('authors a write that names nobody as the committer', async () => {
+    const [gitWrite] = await toGitWrites({
+      writes: [write({ attribution: 'configured', author: { name: 'kubescribe' }, changes: [] })],
+      committer,
+      readPayload,
+      snapshotParts: {},
+    });
+    expect(gitWrite?.author).toMatchObject({ name: 'kubescribe', email: 'kubescribe@example.invalid' });
+  });
+
+  it("joins a snapshot's parts into one scoped sweep, with its deletes", async () => {
+    const [gitWrite] = await toGitWrites({
+      writes: [
+        write({
+          kind: 'snapshot',
+          prune: 'Always',
+          snapshot: {
+            scope: { group: 'apps', resource: 'deployments' },
+            revision: '7',
+            payloadRef: 'snapshot:s',
+            bytes: 17,
+          },
+        }),
+      ],
+      committer,
+      readPayload,
+      snapshotParts: { 'snapshot:s': ['sha256:part1', 'sha256:part2'] },
+    });
+    expect(gitWrite?.operations).toEqual([
+      {
+        op: 'snapshot',
+        scope: 'clusters/prod',
+        match: '^[^/]+/apps/deployments/[^/]+\\.yaml$',
+        files: [{ path: 'clusters/prod/shop/apps/deployments/web.yaml', content: 'kind: Deployment\n' }],
+        prune: 'Always',
+      },
+      { op: 'delete', path: 'clusters/prod/shop/apps/deployments/old.yaml' },
+    ]);
+  });
+
+  it("marks a save's empty record to commit even with no change", async () => {
+    const [gitWrite] = await toGitWrites({
+      writes: [write({ kind: 'save-record', allowEmpty: true })],
+      committer,
+      readPayload,
+      snapshotParts: {},
+    });
+    expect(gitWrite).toMatchObject({ empty: true, operations: [] });
+  });
+});
+
+describe('the sweep of a snapshot scope', () => {
+  it.each([
+    [{}, { scope: 'clusters/prod' }],
+    [{ namespace: 'shop' }, { scope: 'clusters/prod/shop' }],
+    [
+      { namespace: 'shop', group: 'apps', resource: 'deployments' },
+      { scope: 'clusters/prod/shop/apps/deployments' },
+    ],
+    [{ namespace: 'shop', group: '', resource: 'configmaps' }, { scope: 'clusters/prod/shop/configmaps' }],
+    [
+      { group: '', resource: 'configmaps' },
+      { scope: 'clusters/prod', match: '^[^/]+/configmaps/[^/]+\\.yaml$' },
+    ],
+    [{ group: 'apps' }, { scope: 'clusters/prod', match: '^[^/]+/apps/[^/]+/[^/]+\\.yaml$' }],
+  ])('covers %j as %j', (scope, expected) => {
+    expect(snapshotSweep('clusters/prod', scope)).toEqual(expected);
+  });
+
+  it('starts at the repository root for a root target', () => {
+    expect(snapshotSweep('.', {})).toEqual({ scope: '.' });
+    expect(snapshotSweep('.', { namespace: 'shop' })).toEqual({ scope: 'shop' });
+  });
+});
+
+describe('publication results as the branch records them', () => {
+  it('records a publication settled by remote evidence as settled', () => {
+    expect(
+      toPublicationResult({
+        kind: 'published',
+        commits: { w: 'c'.repeat(40) },
+        head: 'c'.repeat(40),
+        settledByRemoteEvidence: true,
+        attempts: 1,
+      }),
+    ).toEqual({
+      outcome: 'settled',
+      commits: { w: 'c'.repeat(40) },
+      head: 'c'.repeat(40),
+    });
+  });
+
+  it.each([
+    [
+      { kind: 'timeout', step: 'push', afterMs: 120000 },
+      { outcome: 'transient', cause: { message: 'push timed out after 120000 ms' } },
+    ],
+    [
+      { kind: 'authFailed', cause: '401' },
+      { outcome: 'rejected', cause: { message: 'authentication failed: 401' } },
+    ],
+    [
+      { kind: 'parentMissing', parentBranch: 'release' },
+      { outcome: 'parentMissing', cause: { message: 'the parent branch "release" does not exist' } },
+    ],
+    [
+      { kind: 'writeRefused', writeId: 'w', cause: 'outside' },
+      { outcome: 'writeRefused', writeId: 'w', cause: { message: 'outside' } },
+    ],
+  ] as const)('maps %j', (result, expected) => {
+    expect(toPublicationResult(result)).toEqual(expected);
+  });
+});

@@ -1,0 +1,33 @@
+import {
+  branchKeyFor,
+  driverInstanceId,
+  normalizeRepositoryUrl,
+} from '../../../../shared/app/runtime/branch-key';
+
+describe('the branch key', () => {
+  it('is the same for two spellings of one remote', () => {
+    const a = branchKeyFor('https://git:token@Git.Example.com/org/state.git', 'main');
+    const b = branchKeyFor('https://git.example.com/org/state/', 'main');
+    expect(a.key).toBe(b.key);
+    expect(a.repository).toBe('https://git.example.com/org/state');
+  });
+
+  it('differs per branch and per repository', () => {
+    const main = branchKeyFor('https://git.example.com/org/state.git', 'main');
+    expect(branchKeyFor('https://git.example.com/org/state.git', 'prod').key).not.toBe(main.key);
+    expect(branchKeyFor('https://git.example.com/org/other.git', 'main').key).not.toBe(main.key);
+  });
+
+  it('never carries credentials', () => {
+    expect(normalizeRepositoryUrl('https://user:s3cret@host/r.git')).not.toContain('s3cret');
+  });
+
+  it('keeps a local repository path as a path', () => {
+    expect(normalizeRepositoryUrl('/var/lib/kubescribe/state.git/')).toBe('/var/lib/kubescribe/state');
+  });
+
+  it('is safe inside a durable instance id', () => {
+    const id = driverInstanceId(branchKeyFor('https://git.example.com/a/b.git', 'feature/x').key);
+    expect(id).toMatch(/^[A-Za-z0-9-]+$/);
+  });
+});

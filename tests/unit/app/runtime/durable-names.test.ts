@@ -1,0 +1,35 @@
+// Function, orchestration, activity and entity names live in durable history and in the cluster's
+// webhook URLs: renaming one strands running instances. This pins the registered set.
+jest.mock('@azure/functions-core', () => jest.requireActual('../../../../embedded/core-module').coreModule, {
+  virtual: true,
+});
+
+import { registry } from '../../../../embedded/core-module';
+
+describe('the functions the app registers', () => {
+  it('are exactly the pinned names, with their triggers', () => {
+    require('../../../../functions/index');
+    const registered = [...registry.functions.values()].map((fn) => `${fn.name}: ${fn.trigger.type}`).sort();
+    expect(registered).toEqual(
+      [
+        'branch-driver: orchestrationTrigger',
+        'branch: entityTrigger',
+        'healthz: httpTrigger',
+        'project-status: activityTrigger',
+        'publish: activityTrigger',
+        'read-remote: activityTrigger',
+        'v1-admission: httpTrigger',
+        'v1-target-audit: httpTrigger',
+        'v1-target-events: httpTrigger',
+        'v1-target-refresh: httpTrigger',
+        'v1-target-save: httpTrigger',
+        'v1-target-saves: httpTrigger',
+        'v1-target-snapshot-complete: httpTrigger',
+        'v1-target-snapshot-parts: httpTrigger',
+        'v1-target-snapshots: httpTrigger',
+        'v1-target: httpTrigger',
+        'withdraw-save: orchestrationTrigger',
+      ].sort(),
+    );
+  });
+});
