@@ -9,7 +9,7 @@ const DEMO_LIMIT_MS = 90_000;
 
 function runDemo(): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'embedded', 'demo.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'functions', 'local', 'demo.ts')], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

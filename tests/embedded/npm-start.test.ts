@@ -35,7 +35,7 @@ it('given the built app, when main starts, then it says where it listens, health
       cwd: ROOT,
     },
   );
-  const child = spawn(process.execPath, [join(layout, 'dist', 'embedded', 'main.js')], {
+  const child = spawn(process.execPath, [join(layout, 'dist', 'functions', 'local', 'start.js')], {
     cwd: layout,
     env: { ...process.env, PORT: '0', KUBESCRIBE_DATA: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
