@@ -3,8 +3,14 @@ import type { DurableClient } from 'durable-functions';
 import * as df from 'durable-functions';
 import type { BranchEntityState } from '../shared/app/entity/branch-operations';
 import { type BranchGateway, cachedBranchReader } from '../shared/app/http/branch-gateway';
-import { driverInstanceId } from '../shared/app/runtime/branch-key';
-import { BRANCH_DRIVER, BRANCH_ENTITY, WAKE_EVENT, WITHDRAW_SAVE } from '../shared/app/runtime/durable-names';
+import {
+  BRANCH_DRIVER,
+  BRANCH_ENTITY,
+  driverInstanceId,
+  WAKE_EVENT,
+  WITHDRAW_SAVE,
+  withdrawalInstanceId,
+} from '../shared/app/runtime/durable-names';
 import type { WithdrawAnswer } from '../shared/branch';
 
 const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
@@ -51,7 +57,7 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
     },
 
     async withdraw({ branchKey, saveId, at }) {
-      const instanceId = `withdraw-${branchKey}-${Date.parse(at)}-${saveId.replace(/[^A-Za-z0-9-]/g, '_')}`;
+      const instanceId = withdrawalInstanceId(branchKey, saveId, at);
       await client.startNew(WITHDRAW_SAVE, { instanceId, input: { branchKey, saveId, at } });
       const deadline = Date.now() + WITHDRAW_WAIT_MS;
       for (let delayMs = 5; Date.now() < deadline; delayMs = Math.min(delayMs * 2, 200)) {

@@ -1,6 +1,7 @@
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
 import * as df from 'durable-functions';
-import type { ProjectionDone, RemoteHead } from '../shared/app/activities/effect-results';
+import type { ProjectionDone } from '../shared/app/activities/project-status';
+import type { RemoteHead } from '../shared/app/activities/read-remote';
 import { type DriverInput, driverInputSchema } from '../shared/app/driver/driver-input';
 import {
   DRIVER_LOOPS_PER_EXECUTION,

@@ -1,6 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { runPublish } from '../../shared/app/activities/run-effects';
+import { runPublish } from '../../shared/app/activities/publish';
 import { PUBLISH_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { readBranchState } from '../branch-gateway';
 import { appRuntime } from '../runtime';

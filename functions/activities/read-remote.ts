@@ -1,5 +1,5 @@
 import * as df from 'durable-functions';
-import { runReadRemote } from '../../shared/app/activities/run-effects';
+import { runReadRemote } from '../../shared/app/activities/read-remote';
 import { READ_REMOTE_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { appRuntime } from '../runtime';
 

@@ -11,25 +11,59 @@ export type BranchEffect =
   | { type: 'observe-remote'; observation: string }
   | { type: 'project'; saveId: string; request: NonNullable<SaveView['request']>; status: SaveView };
 
+type PublishEffect = Extract<BranchEffect, { type: 'publish' }>;
+
+/** A publication as the driver sees it: the attempt and how many writes it carries, not the writes. */
+export interface PublicationSummary {
+  type: 'publish';
+  attempt: string;
+  writes: number;
+}
+
+/** An effect as the driver plans it: the publication in summary, every other effect whole. */
+export type PlannedEffect = Exclude<BranchEffect, { type: 'publish' }> | PublicationSummary;
+
 /**
  * The effects still owed by the state: the publication attempt or parent probe in flight, an
  * observation of the remote, and the outcomes of resolved saves not yet projected to their
  * CommitRequest. Deriving them from state makes them at least once: after a crash they are owed again.
  */
 export function owedEffects(state: BranchState): BranchEffect[] {
-  const effects: BranchEffect[] = [];
+  const attempt = state.publication.inFlight?.attempt;
+  const publish = attempt === undefined ? undefined : publicationFor(state, attempt);
+  return [...(publish ? [publish] : []), ...otherEffects(state)];
+}
+
+/**
+ * The owed effects as the driver plans them: the publication counted, not expanded, since the
+ * driver passes on only its attempt (the publish activity reads the writes with `publicationFor`).
+ */
+export function plannedEffects(state: BranchState): PlannedEffect[] {
+  const inFlight = state.publication.inFlight;
+  const publish: PublicationSummary[] = inFlight
+    ? [{ type: 'publish', attempt: inFlight.attempt, writes: inFlight.writes }]
+    : [];
+  return [...publish, ...otherEffects(state)];
+}
+
+/** The publication of `attempt` with its writes, or undefined when that attempt is no longer in flight. */
+export function publicationFor(state: BranchState, attempt: string): PublishEffect | undefined {
   const publication = state.publication;
-  if (publication.inFlight) {
-    effects.push({
-      type: 'publish',
-      attempt: publication.inFlight.attempt,
-      ...(publication.head !== undefined ? { base: publication.head } : {}),
-      parentBranch: state.parentBranch,
-      writes: state.pending
-        .slice(0, publication.inFlight.writes)
-        .map((write) => expandWrite(state.origins, write)),
-    });
-  }
+  if (publication.inFlight?.attempt !== attempt) return undefined;
+  return {
+    type: 'publish',
+    attempt,
+    ...(publication.head !== undefined ? { base: publication.head } : {}),
+    parentBranch: state.parentBranch,
+    writes: state.pending
+      .slice(0, publication.inFlight.writes)
+      .map((write) => expandWrite(state.origins, write)),
+  };
+}
+
+function otherEffects(state: BranchState): Exclude<BranchEffect, { type: 'publish' }>[] {
+  const effects: Exclude<BranchEffect, { type: 'publish' }>[] = [];
+  const publication = state.publication;
   if (publication.probe) {
     effects.push({ type: 'probe-parent', probe: publication.probe.probe, parentBranch: state.parentBranch });
   }

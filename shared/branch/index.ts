@@ -10,7 +10,15 @@ export {
   type PublicationResult,
 } from './commands';
 export { decide, handle } from './decide';
-export { type BranchEffect, nextDeadline, owedEffects } from './effects';
+export {
+  type BranchEffect,
+  nextDeadline,
+  owedEffects,
+  type PlannedEffect,
+  type PublicationSummary,
+  plannedEffects,
+  publicationFor,
+} from './effects';
 export { InvalidBranchCommand } from './errors';
 export { evolve } from './evolve';
 export type {

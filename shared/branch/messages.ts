@@ -2,7 +2,7 @@ import type { AdmittedChange } from './commands';
 import type { Author, SnapshotScope } from './model';
 
 /**
- * Commit messages, decided purely (upstream §3.3): one change → the event template
+ * Commit messages, decided purely, with the original operator's templates: one change → the event template
  * `[UPDATE] apps/v1/deployments/web`; several → the group template `alice on prod: 3 resource(s)`;
  * a snapshot → the reconcile template `reconciled 6 secrets (last resourceVersion: 1331)`.
  * A save's non-blank message replaces them.

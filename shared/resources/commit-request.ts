@@ -29,7 +29,7 @@ export const saveMessageSchema = z
     'must not contain control characters other than newline',
   );
 
-/** How a save picks and holds its commit window (the seed-era CommitRequest `window`). */
+/** How a save picks and holds its commit window (a CommitRequest's `window`, docs/api.md). */
 export const saveWindowSchema = z.strictObject({
   attach: z.enum(['CurrentOrNext', 'Next']).optional(),
   attachTimeout: boundedDuration().optional(),

@@ -1,6 +1,6 @@
 import type { KubeObject } from './kube-object';
 
-/** Top-level fields kept besides apiVersion, kind and metadata (upstream behaviour §2.2). */
+/** Top-level fields kept besides apiVersion, kind and metadata (those the original operator kept; docs/payloads.md). */
 const KEPT_FIELDS = [
   'spec',
   'data',

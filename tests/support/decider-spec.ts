@@ -39,7 +39,7 @@ export function deciderSpec<Command, State, Fact>(decider: Decider<Command, Stat
           const state = facts.reduce(decider.evolve, decider.initialState());
           const run = () => decider.decide(command, state);
           return {
-            // biome-ignore lint/suspicious/noThenProperty: the given/when/then vocabulary of conventions.md §6; never awaited
+            // biome-ignore lint/suspicious/noThenProperty: the given/when/then vocabulary of decider specs; never awaited
             then(expected) {
               const actual = run();
               expect(actual).toEqual(expected);

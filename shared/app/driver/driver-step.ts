@@ -1,9 +1,9 @@
-import type { BranchEffect } from '../../branch';
-import type { BranchPlan, PlannedPublication } from '../entity/branch-operations';
+import type { BranchEffect, PublicationSummary } from '../../branch';
+import type { BranchPlan } from '../entity/branch-operations';
 
 /** What the branch driver does next, decided from the branch's plan; the orchestrator only carries it out. */
 export type DriverStep =
-  | { type: 'publish'; effect: PlannedPublication }
+  | { type: 'publish'; effect: PublicationSummary }
   | { type: 'probe-parent'; effect: Extract<BranchEffect, { type: 'probe-parent' }> }
   | { type: 'observe-remote'; effect: Extract<BranchEffect, { type: 'observe-remote' }> }
   | { type: 'project'; effects: Extract<BranchEffect, { type: 'project' }>[] }

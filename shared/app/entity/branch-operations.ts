@@ -7,8 +7,10 @@ import {
   handle,
   initialState,
   nextDeadline,
-  owedEffects,
+  type PlannedEffect,
   type PublicationStatus,
+  plannedEffects,
+  publicationFor,
   publicationStatus,
   type WithdrawAnswer,
   withdrawAnswer,
@@ -75,20 +77,6 @@ export const branchOperationSchemas = {
 } as const;
 
 export type BranchOperationName = keyof typeof branchOperationSchemas;
-
-/**
- * A publication as the driver sees it: the attempt and how many writes it carries. The writes
- * themselves stay in the entity; the publish activity reads them there, so the driver's history
- * (replayed on every episode) never holds a backlog of changes.
- */
-export interface PlannedPublication {
-  type: 'publish';
-  attempt: string;
-  writes: number;
-}
-
-/** An effect the driver runs: Git work and projections, with publications in summary. */
-export type PlannedEffect = Exclude<BranchEffect, { type: 'publish' }> | PlannedPublication;
 
 /** What the driver needs after `plan`: the owed effects, the next deadline, and the status to show. */
 export interface BranchPlan {
@@ -187,15 +175,9 @@ function applyAll(state: BranchEntityState, commands: readonly BranchCommand[]):
 }
 
 function planOf(state: BranchEntityState, at: string): BranchPlan {
-  const effects = owedEffects(state.branch).map(
-    (effect): PlannedEffect =>
-      effect.type === 'publish'
-        ? { type: 'publish', attempt: effect.attempt, writes: effect.writes.length }
-        : effect,
-  );
   return {
     at,
-    effects,
+    effects: plannedEffects(state.branch),
     nextDeadline: nextDeadline(state.branch)?.dueAt,
     status: publicationStatus(state.branch, at),
   };
@@ -212,10 +194,7 @@ export function publicationInFlight(
 ):
   | { effect: Extract<BranchEffect, { type: 'publish' }>; snapshotParts: Record<string, string[]> }
   | undefined {
-  const effect = owedEffects(state.branch).find(
-    (owed): owed is Extract<BranchEffect, { type: 'publish' }> =>
-      owed.type === 'publish' && owed.attempt === attempt,
-  );
+  const effect = publicationFor(state.branch, attempt);
   if (!effect) return undefined;
   const snapshotParts: Record<string, string[]> = {};
   for (const write of effect.writes) {

@@ -1,48 +1,36 @@
-import { ApiError } from '../../api/errors';
-import {
-  type AdmittedChange,
-  type Attribution,
-  type Author,
-  admissionCheck,
-  type BranchCommand,
-  type PublicationStatus,
-  publicationStatus,
-} from '../../branch';
+import type { AdmittedChange, Attribution, Author, BranchCommand, PublicationStatus } from '../../branch';
 import { storeBatch } from '../../payloads/payload-batches';
 import type { Change } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
-import { type AppRuntime, type ResolvedTarget, settingsCommands } from '../runtime/app-runtime';
-import type { BranchGateway } from './branch-gateway';
+import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
+import type { BranchHandle } from './branch-handle';
 
 /**
- * Admits normalized changes to a target's branch: refuses with 429 when the branch's intake is
+ * Accepts normalized changes on a target's branch: refuses with 429 when the branch's intake is
  * paused or the changes do not fit its budget, else stores their payloads, signals the branch
  * once with every change (one `AdmitChanges` per author, in arrival order) and wakes its driver.
  * When this resolves, the changes are durable.
  */
-export async function admitChanges({
+export async function acceptChanges({
   runtime,
-  gateway,
-  target,
+  branch,
   changes,
   attribution,
   at,
 }: {
   runtime: AppRuntime;
-  gateway: BranchGateway;
-  target: ResolvedTarget;
+  branch: BranchHandle;
   changes: readonly Change[];
   attribution: Extract<Attribution, 'audit' | 'watch'>;
   at: string;
 }): Promise<void> {
   if (changes.length === 0) return;
+  const { target } = branch;
   const sized = changes.map((change) => ({
     change,
     bytes: change.content === undefined ? 0 : Buffer.byteLength(change.content),
   }));
-  const status = await checkAdmission(
-    gateway,
-    target,
+  const status = await branch.checkAdmission(
     { bytes: sized.reduce((sum, item) => sum + item.bytes, 0), items: changes.length },
     at,
   );
@@ -51,7 +39,7 @@ export async function admitChanges({
   const stored = await storeBatch(runtime.payloads, contents);
   let nextStored = 0;
   const refs = changes.map((change) => (change.content === undefined ? undefined : stored[nextStored++]));
-  const commands: BranchCommand[] = settingsCommands(runtime, target, at);
+  const commands: BranchCommand[] = [];
   let current: { key: string; command: Extract<BranchCommand, { type: 'AdmitChanges' }> } | undefined;
   sized.forEach(({ change, bytes }, index) => {
     const author = authorOf(change, target);
@@ -73,34 +61,8 @@ export async function admitChanges({
     }
     current.command.changes.push(admitted(change, bytes, refs[index]));
   });
-  await gateway.signal(target.branch.key, 'apply', { commands });
-  if (!admitNeedsWake(status, runtime.nowMs())) return;
-  await gateway.ensureDriver({
-    branchKey: target.branch.key,
-    repository: target.repository.name,
-    branch: target.config.branch,
-  });
-}
-
-/** Refuses with 429 and `Retry-After` what the branch's last known status says it cannot take now. */
-export async function checkAdmission(
-  gateway: BranchGateway,
-  target: ResolvedTarget,
-  request: { bytes: number; items: number },
-  at: string,
-): Promise<PublicationStatus | undefined> {
-  const state = await gateway.read(target.branch.key);
-  if (!state) return undefined;
-  const status = publicationStatus(state.branch, at);
-  const decision = admissionCheck(status, request, at);
-  if (decision.admit) return status;
-  throw new ApiError(
-    'intake-paused',
-    decision.reason === 'intake-paused'
-      ? `Intake of branch "${target.config.branch}" is paused while Git publication fails; nothing was accepted.`
-      : `Branch "${target.config.branch}" cannot hold these changes until Git publication recovers; nothing was accepted.`,
-    { retryAfterSeconds: decision.retryAfterSeconds },
-  );
+  await branch.apply(at, commands);
+  if (admitNeedsWake(status, runtime.nowMs())) await branch.wake();
 }
 
 // Between the acknowledged signal and the window's close: absorbs clock skew between instances.

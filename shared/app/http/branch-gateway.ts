@@ -16,7 +16,7 @@ export interface BranchGateway {
 
 /**
  * Reads a branch's state through a cache of at most `maxAgeMs` per branch, so admission under
- * load costs one entity read a second, not one a request (architecture: "Admission").
+ * load costs one entity read a second, not one a request (docs/architecture.md, "Admit").
  */
 export function cachedBranchReader({
   maxAgeMs = 1000,

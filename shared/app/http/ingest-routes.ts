@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { authorizeSource } from '../../api/auth';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
@@ -17,13 +16,13 @@ import {
 } from '../../resources';
 import type { SnapshotPartPayload } from '../activities/git-writes';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
-import { settingsCommands } from '../runtime/app-runtime';
-import { admitChanges, checkAdmission } from './accept-changes';
+import { acceptChanges } from './accept-changes';
 import type { BranchGateway } from './branch-gateway';
+import { type BranchHandle, branchHandle } from './branch-handle';
 import { normalized } from './payload-errors';
 import type { RouteRequest } from './route-request';
-import { registerSave } from './save-routes';
-import { accessTarget } from './target-access';
+import { submitSave } from './submit-save';
+import { accessTarget, authenticate, targetFor } from './target-access';
 
 interface Deps {
   runtime: AppRuntime;
@@ -64,10 +63,9 @@ async function ingest(
   const target = accessTarget(runtime, request);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const result = normalized(how.payload, () => how.normalize({ body, target: normalizeTarget(target) }));
-  await admitChanges({
+  await acceptChanges({
     runtime,
-    gateway,
-    target,
+    branch: branchHandle(runtime, gateway, target),
     changes: result.changes,
     attribution: how.attribution,
     at: request.at,
@@ -80,30 +78,21 @@ export async function postSnapshot({ runtime, gateway }: Deps, request: RouteReq
   const target = accessTarget(runtime, request);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const snapshot = normalized('snapshot', () => normalizeSnapshot({ body, target: normalizeTarget(target) }));
-  const part = partPayload(snapshot.changes);
-  await checkAdmission(
-    gateway,
-    target,
-    { bytes: part.bytes, items: Math.max(1, snapshot.changes.length) },
-    request.at,
-  );
-  const payloadRef = await runtime.payloads.put(JSON.stringify(part.payload));
-  await gateway.signal(target.branch.key, 'apply', {
-    commands: [
-      ...settingsCommands(runtime, target, request.at),
-      {
-        type: 'ApplySnapshot',
-        at: request.at,
-        target: target.config.name,
-        scope: snapshot.scope,
-        revision: snapshot.revision,
-        payloadRef,
-        bytes: part.bytes,
-        objects: snapshot.changes.length,
-      },
-    ],
-  });
-  await wakeDriver(gateway, target);
+  const branch = branchHandle(runtime, gateway, target);
+  const part = await storePart(runtime, branch, snapshot.changes, request.at);
+  await branch.apply(request.at, [
+    {
+      type: 'ApplySnapshot',
+      at: request.at,
+      target: target.config.name,
+      scope: snapshot.scope,
+      revision: snapshot.revision,
+      payloadRef: part.payloadRef,
+      bytes: part.bytes,
+      objects: snapshot.changes.length,
+    },
+  ]);
+  await branch.wake();
   return accepted(202, snapshot.changes, snapshot.ignored, target);
 }
 
@@ -127,19 +116,13 @@ export async function postSnapshotPart(
       target: normalizeTarget(target),
     }),
   );
-  const part = partPayload(snapshot.changes);
-  await checkAdmission(
-    gateway,
-    target,
-    { bytes: part.bytes, items: Math.max(1, snapshot.changes.length) },
-    request.at,
-  );
-  const payloadRef = await runtime.payloads.put(JSON.stringify(part.payload));
-  await gateway.signal(target.branch.key, 'snapshot-part', {
+  const branch = branchHandle(runtime, gateway, target);
+  const part = await storePart(runtime, branch, snapshot.changes, request.at);
+  await branch.signal('snapshot-part', {
     at: request.at,
     snapshotId,
     target: target.config.name,
-    payloadRef,
+    payloadRef: part.payloadRef,
     bytes: part.bytes,
     objects: snapshot.changes.length,
   });
@@ -168,15 +151,16 @@ export async function completeSnapshot(
       },
     );
   }
-  await gateway.signal(target.branch.key, 'snapshot-complete', {
+  const branch = branchHandle(runtime, gateway, target);
+  await branch.signal('snapshot-complete', {
     at: request.at,
     snapshotId,
     target: target.config.name,
-    settings: settingsCommands(runtime, target, request.at),
+    settings: branch.settings(request.at),
     scope: body.data.scope ?? {},
     revision: body.data.revision,
   });
-  await wakeDriver(gateway, target);
+  await branch.wake();
   return { status: 202, body: { snapshot: snapshotId, branch: target.config.branch } };
 }
 
@@ -185,20 +169,16 @@ export async function completeSnapshot(
  * the cluster); the CREATE of a CommitRequest registers a save authored by the requesting user.
  */
 export async function postAdmission({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
-  const source = authorizeSource({
-    authorization: request.header('authorization'),
-    sources: runtime.sources,
-    mode: runtime.authMode,
-  });
+  const source = authenticate(runtime, request);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const review = normalized('AdmissionReview', () => normalizeAdmissionReview({ body }));
   const save = review.save;
   const answer = admissionResponse(review.uid);
   if (!save) return { status: 200, body: answer };
   try {
-    await registerSave(
-      { runtime, gateway },
-      { ...request, params: { target: save.target } },
+    const target = targetFor(runtime, source, save.target);
+    await submitSave(
+      branchHandle(runtime, gateway, target),
       {
         id: save.id,
         ...(save.message === undefined ? {} : { message: save.message }),
@@ -210,12 +190,13 @@ export async function postAdmission({ runtime, gateway }: Deps, request: RouteRe
           : {
               commitRequest: {
                 // The CommitRequest lives in the cluster that asked: its source's kubeconfig reaches it.
-                cluster: source,
+                cluster: source.name,
                 namespace: save.commitRequest.namespace ?? 'default',
                 name: save.commitRequest.name,
               },
             }),
       },
+      request.at,
     );
   } catch (error) {
     // The cluster is never blocked: a save kubescribe cannot take is allowed, with the reason shown to the user.
@@ -242,7 +223,13 @@ function parseSnapshotId(request: RouteRequest): string {
   return parsed.data;
 }
 
-function partPayload(changes: readonly Change[]): { payload: SnapshotPartPayload; bytes: number } {
+/** Stores a snapshot's (or part's) files as one payload, once the branch can take them. */
+async function storePart(
+  runtime: AppRuntime,
+  branch: BranchHandle,
+  changes: readonly Change[],
+  at: string,
+): Promise<{ payloadRef: string; bytes: number }> {
   const payload: SnapshotPartPayload = { files: [], deletes: [] };
   let bytes = 0;
   for (const change of changes) {
@@ -252,15 +239,8 @@ function partPayload(changes: readonly Change[]): { payload: SnapshotPartPayload
       bytes += Buffer.byteLength(change.content);
     }
   }
-  return { payload, bytes };
-}
-
-async function wakeDriver(gateway: BranchGateway, target: ResolvedTarget): Promise<void> {
-  await gateway.ensureDriver({
-    branchKey: target.branch.key,
-    repository: target.repository.name,
-    branch: target.config.branch,
-  });
+  await branch.checkAdmission({ bytes, items: Math.max(1, changes.length) }, at);
+  return { payloadRef: await runtime.payloads.put(JSON.stringify(payload)), bytes };
 }
 
 function accepted(

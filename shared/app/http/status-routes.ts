@@ -1,7 +1,8 @@
 import type { ApiResponse } from '../../api/errors';
 import { publicationStatus } from '../../branch';
-import { type AppRuntime, settingsCommands } from '../runtime/app-runtime';
+import type { AppRuntime } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
+import { branchHandle } from './branch-handle';
 import type { RouteRequest } from './route-request';
 import { accessTarget } from './target-access';
 
@@ -13,7 +14,7 @@ interface Deps {
 /** `GET /api/v1/targets/{target}`: the target, its branch's publication status and open window. */
 export async function getTarget({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const state = await gateway.read(target.branch.key);
+  const state = await branchHandle(runtime, gateway, target).read();
   const status = state ? publicationStatus(state.branch, request.at) : undefined;
   return {
     status: 200,
@@ -41,13 +42,8 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
 /** `POST /api/v1/targets/{target}/refresh`: the remote changed; the branch observes it through its driver. */
 export async function postRefresh({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  await gateway.signal(target.branch.key, 'apply', {
-    commands: [...settingsCommands(runtime, target, request.at), { type: 'RefreshRemote', at: request.at }],
-  });
-  await gateway.ensureDriver({
-    branchKey: target.branch.key,
-    repository: target.repository.name,
-    branch: target.config.branch,
-  });
+  const branch = branchHandle(runtime, gateway, target);
+  await branch.apply(request.at, [{ type: 'RefreshRemote', at: request.at }]);
+  await branch.wake();
   return { status: 202, body: { branch: target.branch.key } };
 }

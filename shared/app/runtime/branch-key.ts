@@ -17,11 +17,6 @@ export function branchKeyFor(repositoryUrl: string, branch: string): BranchKey {
   return { key: `b-${digest}`, repository, branch };
 }
 
-/** The durable instance id of a branch's driver orchestration. */
-export function driverInstanceId(branchKey: string): string {
-  return `branch-driver-${branchKey}`;
-}
-
 /**
  * Two spellings of one remote must map to one branch owner, else two writers race on one ref:
  * lowercase scheme and host, no credentials, no trailing slash or `.git`.

@@ -1,4 +1,4 @@
-// Keeps the HTTP error table and docs/api.md honest with each other (conventions §10).
+// Keeps the HTTP error table and docs/api.md honest with each other (one table, one page).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_ERRORS, ApiError, type ApiErrorCode } from '../../../shared/api/errors';

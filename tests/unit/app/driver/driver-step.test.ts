@@ -1,5 +1,6 @@
 import { DRIVER_HEARTBEAT_MS, nextDriverStep } from '../../../../shared/app/driver/driver-step';
-import type { BranchPlan, PlannedEffect } from '../../../../shared/app/entity/branch-operations';
+import type { BranchPlan } from '../../../../shared/app/entity/branch-operations';
+import type { PlannedEffect } from '../../../../shared/branch';
 
 const at = '2026-01-01T00:00:00.000Z';
 const later = (ms: number) => new Date(Date.parse(at) + ms).toISOString();

@@ -1,8 +1,5 @@
-import {
-  branchKeyFor,
-  driverInstanceId,
-  normalizeRepositoryUrl,
-} from '../../../../shared/app/runtime/branch-key';
+import { branchKeyFor, normalizeRepositoryUrl } from '../../../../shared/app/runtime/branch-key';
+import { driverInstanceId } from '../../../../shared/app/runtime/durable-names';
 
 describe('the branch key', () => {
   it('is the same for two spellings of one remote', () => {

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { BranchEffect } from '../../branch';
+import { projectSaveStatus } from '../../kube/project-save-status';
+import { driverInputSchema } from '../driver/driver-input';
+import type { AppRuntime } from '../runtime/app-runtime';
+
+/** The `project-status` activity's input. */
+export const projectInputSchema = driverInputSchema.extend({
+  effect: z.custom<Extract<BranchEffect, { type: 'project' }>>(
+    (value) =>
+      typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'project',
+    'must be a project effect of the branch',
+  ),
+});
+export type ProjectInput = z.infer<typeof projectInputSchema>;
+
+/** What the `project-status` activity answers: `settled` when the projection needs no retry. */
+export interface ProjectionDone {
+  saveId: string;
+  settled: boolean;
+}
+
+/**
+ * The `project-status` activity: writes a resolved save's outcome to its CommitRequest in the
+ * cluster it came from (the source whose `kubeconfigEnv` names a kubeconfig). A save from a
+ * cluster kubescribe cannot reach is served over HTTP only: settled at once. Only a transient
+ * failure asks the driver to try the same projection again later.
+ */
+export async function runProjectStatus(runtime: AppRuntime, rawInput: unknown): Promise<ProjectionDone> {
+  const input: ProjectInput = projectInputSchema.parse(rawInput);
+  const { effect } = input;
+  const { request, status } = effect;
+  const kubeconfig = request.cluster ? runtime.loaded.secrets.sourceKubeconfigs[request.cluster] : undefined;
+  if (!kubeconfig || !request.uid) return { saveId: effect.saveId, settled: true };
+  const projected = await projectSaveStatus({
+    kubeconfig: kubeconfig.reveal(),
+    request: { namespace: request.namespace, name: request.name, uid: request.uid },
+    status: {
+      phase: status.phase,
+      ...(status.outcome ? { outcome: status.outcome } : {}),
+      ...(status.commit ? { commit: status.commit } : {}),
+      branch: input.branch,
+      ...(status.message ? { message: status.message } : {}),
+      conditions: status.conditions,
+    },
+  });
+  return { saveId: effect.saveId, settled: projected.result !== 'Transient' };
+}

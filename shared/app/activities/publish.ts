@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { PublicationResult } from '../../branch';
+import { ensureError } from '../../errors';
+import { publish } from '../../git/publish';
+import type { GitRemote } from '../../git/types';
+import { batchPayloadReader } from '../../payloads/payload-batches';
+import { driverInputSchema } from '../driver/driver-input';
+import { type BranchEntityState, publicationInFlight } from '../entity/branch-operations';
+import type { AppRuntime } from '../runtime/app-runtime';
+import { toGitWrites, toPublicationResult } from './git-writes';
+import { gitCacheDir, remoteOf, repositoryOf } from './remote';
+
+/** The `publish` activity's input: the driver's branch and the attempt to publish (its writes are in the entity). */
+export const publishInputSchema = driverInputSchema.extend({ attempt: z.string().min(1) });
+export type PublishInput = z.infer<typeof publishInputSchema>;
+
+/**
+ * The `publish` activity: reads the writes of the attempt from the branch's stored state, lands
+ * them on the remote (bounded), and says how it went. An attempt no longer in flight (its result
+ * was recorded before this run: an activity can run twice) is answered as a transient failure,
+ * which the branch ignores since it names a stale attempt.
+ */
+export async function runPublish(
+  runtime: AppRuntime,
+  rawInput: unknown,
+  {
+    env,
+    readBranch,
+  }: {
+    env: Record<string, string | undefined>;
+    readBranch: (branchKey: string) => Promise<BranchEntityState | undefined>;
+  },
+): Promise<PublicationResult> {
+  const input: PublishInput = publishInputSchema.parse(rawInput);
+  const state = await readBranch(input.branchKey);
+  const inFlight = state ? publicationInFlight(state, input.attempt) : undefined;
+  if (!inFlight)
+    return { outcome: 'transient', cause: { message: `attempt ${input.attempt} is no longer in flight` } };
+  const repository = repositoryOf(runtime, input.repository);
+  let remote: GitRemote;
+  try {
+    remote = remoteOf(runtime, input.repository);
+  } catch (error) {
+    return { outcome: 'rejected', cause: { message: ensureError(error).message } };
+  }
+  const writes = await toGitWrites({
+    writes: inFlight.effect.writes,
+    committer: repository.committer,
+    readPayload: batchPayloadReader(runtime.payloads),
+    snapshotParts: inFlight.snapshotParts,
+  });
+  const limits = runtime.loaded.config.limits;
+  const result = await publish({
+    remote,
+    branch: input.branch,
+    ...(inFlight.effect.parentBranch ? { parentBranch: inFlight.effect.parentBranch } : {}),
+    writes,
+    cacheDir: gitCacheDir(env, input.branchKey),
+    callTimeoutMs: limits.gitCallTimeoutMs,
+    publishTimeoutMs: limits.publishTimeoutMs,
+  });
+  return toPublicationResult(result);
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { ensureError } from '../../errors';
+import { readBranchHead } from '../../git/read-branch-head';
+import type { GitRemote } from '../../git/types';
+import { driverInputSchema } from '../driver/driver-input';
+import type { AppRuntime } from '../runtime/app-runtime';
+import { remoteOf } from './remote';
+
+/** The `read-remote` activity's input: which ref to read (null: the remote's default branch). */
+export const readRemoteInputSchema = driverInputSchema.extend({ ref: z.string().min(1).nullable() });
+export type ReadRemoteInput = z.infer<typeof readRemoteInputSchema>;
+
+/** What the `read-remote` activity answers: whether the ref exists, its head, or why it could not tell. */
+export interface RemoteHead {
+  found: boolean;
+  head?: string;
+  cause?: string;
+}
+
+/** The `read-remote` activity: where a ref points (a parent probe, or an observation of the branch). */
+export async function runReadRemote(runtime: AppRuntime, rawInput: unknown): Promise<RemoteHead> {
+  const input: ReadRemoteInput = readRemoteInputSchema.parse(rawInput);
+  let remote: GitRemote;
+  try {
+    remote = remoteOf(runtime, input.repository);
+  } catch (error) {
+    return { found: false, cause: ensureError(error).message };
+  }
+  const result = await readBranchHead({
+    remote,
+    branch: input.ref ?? input.branch,
+    callTimeoutMs: runtime.loaded.config.limits.gitCallTimeoutMs,
+  });
+  switch (result.kind) {
+    case 'found':
+      return { found: true, head: result.head };
+    case 'missing':
+      // With no parent named, a branch starts from the default branch, or from nothing in an empty repository.
+      return { found: input.ref === null && (result.empty || result.defaultBranch !== null) };
+    default:
+      return { found: false, cause: 'cause' in result ? String(result.cause) : result.kind };
+  }
+}

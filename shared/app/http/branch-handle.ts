@@ -1,0 +1,71 @@
+import { ApiError } from '../../api/errors';
+import {
+  admissionCheck,
+  type BranchCommand,
+  type PublicationStatus,
+  publicationStatus,
+  type WithdrawAnswer,
+} from '../../branch';
+import type { BranchEntityState, BranchOperationName } from '../entity/branch-operations';
+import { type AppRuntime, type ResolvedTarget, settingsCommands } from '../runtime/app-runtime';
+import type { BranchGateway } from './branch-gateway';
+
+/**
+ * The one way the HTTP layer reaches a target's branch: read its last known state, check that it
+ * can take more, apply commands (always after the target's settings, so a configuration change
+ * takes effect at the next request), and wake its driver.
+ */
+export interface BranchHandle {
+  readonly target: ResolvedTarget;
+  read(): Promise<BranchEntityState | undefined>;
+  /** Refuses with 429 and `Retry-After` what the branch's last known status says it cannot take now. */
+  checkAdmission(
+    request: { bytes: number; items: number },
+    at: string,
+  ): Promise<PublicationStatus | undefined>;
+  /** The target's settings, as the commands that bring the branch in line with the configuration. */
+  settings(at: string): BranchCommand[];
+  /** Signals the branch to decide the target's settings, then `commands`, in order. */
+  apply(at: string, commands: readonly BranchCommand[]): Promise<void>;
+  /** Signals one of the entity's other operations (the parts of a snapshot sent in pieces). */
+  signal(operation: Exclude<BranchOperationName, 'apply'>, input: unknown): Promise<void>;
+  /** Makes sure the branch's driver runs and looks at the branch now. */
+  wake(): Promise<void>;
+  /** Asks the branch to withdraw a save and answers its decision. */
+  withdraw(saveId: string, at: string): Promise<WithdrawAnswer>;
+}
+
+export function branchHandle(
+  runtime: AppRuntime,
+  gateway: BranchGateway,
+  target: ResolvedTarget,
+): BranchHandle {
+  const branchKey = target.branch.key;
+  return {
+    target,
+    read: () => gateway.read(branchKey),
+    async checkAdmission(request, at) {
+      const state = await gateway.read(branchKey);
+      if (!state) return undefined;
+      const status = publicationStatus(state.branch, at);
+      const decision = admissionCheck(status, request, at);
+      if (decision.admit) return status;
+      throw new ApiError(
+        'intake-paused',
+        decision.reason === 'intake-paused'
+          ? `Intake of branch "${target.config.branch}" is paused while Git publication fails; nothing was accepted.`
+          : `Branch "${target.config.branch}" cannot hold these changes until Git publication recovers; nothing was accepted.`,
+        { retryAfterSeconds: decision.retryAfterSeconds },
+      );
+    },
+    settings: (at) => settingsCommands(runtime, target, at),
+    apply: (at, commands) =>
+      gateway.signal(branchKey, 'apply', {
+        commands: [...settingsCommands(runtime, target, at), ...commands],
+      }),
+    signal: (operation, input) => gateway.signal(branchKey, operation, input),
+    wake: () =>
+      gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.config.branch }),
+    withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at }),
+  };
+}
