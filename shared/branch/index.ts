@@ -42,4 +42,4 @@ export {
   type WithdrawAnswer,
   withdrawAnswer,
 } from './status';
-export { pendingWrites } from './stored-writes';
+export { pendingWrites } from './storage';

@@ -7,6 +7,10 @@ export interface Author {
   username?: string;
 }
 
+export function sameAuthor(a: Author, b: Author): boolean {
+  return a.name === b.name && a.email === b.email && a.username === b.username;
+}
+
 /**
  * How the author was established: from the audit log, the watch, the admission webhook, the
  * configured committer (no author given), or attribution ran and found nobody.
@@ -92,7 +96,7 @@ export interface WriteOrigin {
 /**
  * A change of a stored write: `[path, bytes]` or `[path, bytes, ref]` for an upsert,
  * `[path, bytes, ref | null, 'delete']` for a delete. `path` is `/<name>` when it is in the previous
- * change's folder (`stored-paths.ts`); `ref` is the payload reference as `stored-refs.ts` stores it.
+ * change's folder (`storage/paths.ts`); `ref` is the payload reference as `storage/refs.ts` stores it.
  * Paths stored before the folder form never start with `/` (canonical paths do not), so they read
  * back unchanged.
  */

@@ -2,7 +2,7 @@ import type { CommandOf } from './commands';
 import { type Decision, record, recorded } from './context';
 import type { FailureKind } from './model';
 import { usedBudgetBytes } from './state';
-import { inFlightWriteIds, storedWriteId } from './stored-writes';
+import { inFlightWriteIds, storedWriteId } from './storage';
 import { addMs, toMs } from './time';
 
 /** The delay before the next attempt after `failures` consecutive failures: initial, doubling, capped. */
