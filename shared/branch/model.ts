@@ -1,4 +1,8 @@
-import type { PruneMode, WindowTiming } from './settings';
+import type { PruneMode } from './prune-mode';
+import type { FailureKind } from './publication-outcome';
+import type { SaveOutcome, SavePhase } from './save-vocabulary';
+import type { WindowTiming } from './settings';
+import type { SnapshotScope } from './snapshot-scope';
 
 /** Who made a change, as the commit will name them. */
 export interface Author {
@@ -40,13 +44,6 @@ export interface WriteChange {
   operation: Operation;
   payloadRef?: string;
   bytes: number;
-}
-
-/** The part of a target a snapshot covers; an empty scope is the whole target. */
-export interface SnapshotScope {
-  group?: string;
-  resource?: string;
-  namespace?: string;
 }
 
 /** What a write is: a closed window, a complete scoped snapshot, or a save's own (empty) commit. */
@@ -155,18 +152,6 @@ export interface OpenWindow {
   saveId?: string;
 }
 
-/** A save's progress, as the API reports it. */
-export type SavePhase = 'WaitingForWindow' | 'CollectingWindow' | 'WaitingForPush' | 'Resolved';
-
-/** How a save ended. */
-export type SaveOutcome =
-  | 'Committed'
-  | 'AlreadyPresent'
-  | 'NoWindow'
-  | 'WindowMismatch'
-  | 'Withdrawn'
-  | 'Failed';
-
 /** Where a save's outcome is projected (a CommitRequest), when it came from one. */
 export interface SaveRequestRef {
   cluster?: string;
@@ -202,9 +187,6 @@ export interface SaveRecord {
   projectedAt?: string;
 }
 
-/** Why a publication (or a probe) failed. */
-export type FailureKind = 'transient' | 'remote-moved' | 'rejected' | 'parent-missing';
-
 /** A recorded failure cause: its kind and a scrubbed human message. */
 export interface FailureCause {
   kind: FailureKind;
@@ -228,4 +210,4 @@ export interface Deadline {
   dueAt: string;
 }
 
-export type { PruneMode, WindowTiming };
+export type { FailureKind, PruneMode, SaveOutcome, SavePhase, SnapshotScope, WindowTiming };
