@@ -48,7 +48,7 @@ export function releaseOrigin(origins: Origins, by: number): (WriteOrigin | null
 
 /**
  * The origins with the write referencing `by` moved to its origin's equal under `prune`, and the index
- * it now references: the old origin is released first, so a write that was its last one keeps its slot.
+ * it now references. The old origin is released first, so a slot it frees can take the new one.
  */
 export function reprunedOrigin(
   origins: (WriteOrigin | null)[],
