@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { branchLimitsSchema, pruneModeSchema, windowTimingSchema } from './settings';
+import { pruneModeSchema } from './prune-mode';
+import { FAILED_OUTCOMES } from './publication-outcome';
+import { branchLimitsSchema, windowTimingSchema } from './settings';
 import { isInstant } from './time';
 
 const instant = z
@@ -42,10 +44,7 @@ const commitsSchema = z.record(z.string(), z.string().min(1).nullable());
 const publicationResultSchema = z.discriminatedUnion('outcome', [
   z.strictObject({ outcome: z.literal('published'), commits: commitsSchema, head: z.string().min(1) }),
   z.strictObject({ outcome: z.literal('settled'), commits: commitsSchema, head: z.string().min(1) }),
-  z.strictObject({ outcome: z.literal('remoteMoved'), cause: failureCauseSchema }),
-  z.strictObject({ outcome: z.literal('transient'), cause: failureCauseSchema }),
-  z.strictObject({ outcome: z.literal('rejected'), cause: failureCauseSchema }),
-  z.strictObject({ outcome: z.literal('parentMissing'), cause: failureCauseSchema }),
+  z.strictObject({ outcome: z.enum(FAILED_OUTCOMES), cause: failureCauseSchema }),
   z.strictObject({
     outcome: z.literal('writeRefused'),
     writeId: z.string().min(1),

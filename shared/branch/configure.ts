@@ -1,7 +1,7 @@
 import type { CommandOf } from './commands';
 import { type Decision, record, targetSettings } from './context';
 import { type BranchLimits, stricterPrune, type TargetSettings } from './settings';
-import { storedWriteId } from './stored-writes';
+import { storedWriteId } from './storage';
 
 function sameSettings(a: TargetSettings, b: TargetSettings): boolean {
   return (

@@ -1,7 +1,7 @@
 import { type Decision, record } from './context';
 import type { Deadline, DeadlinePurpose } from './model';
 import { receiptExpiryMs } from './saves';
-import type { BranchState } from './state';
+import { type BranchState, deadlineKey } from './state';
 import { toIso, toMs } from './time';
 import { windowCloseDue } from './windows';
 
@@ -81,7 +81,7 @@ export function reconcileDeadlines(decision: Decision): void {
   const recordedDeadlines = decision.state.deadlines;
   const wantedKeys = new Set<string>();
   for (const want of wantedDeadlines(decision.state)) {
-    const key = `${want.purpose}:${want.owner}`;
+    const key = deadlineKey(want.purpose, want.owner);
     wantedKeys.add(key);
     const existing: Deadline | undefined = recordedDeadlines[key];
     if (existing && toMs(existing.dueAt) === want.dueMs) continue;

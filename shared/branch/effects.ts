@@ -1,7 +1,7 @@
 import type { DeadlinePurpose, PendingWrite } from './model';
 import type { BranchState } from './state';
 import { type SaveView, saveStatus } from './status';
-import { expandWrite } from './stored-writes';
+import { inFlightWrites } from './storage';
 import { toMs } from './time';
 
 /** Work the branch owes the outside world; the driver runs each and reports its result as a command. */
@@ -55,9 +55,7 @@ export function publicationFor(state: BranchState, attempt: string): PublishEffe
     attempt,
     ...(publication.head !== undefined ? { base: publication.head } : {}),
     parentBranch: state.parentBranch,
-    writes: state.pending
-      .slice(0, publication.inFlight.writes)
-      .map((write) => expandWrite(state.origins, write)),
+    writes: inFlightWrites(state),
   };
 }
 

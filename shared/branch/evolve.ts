@@ -1,17 +1,18 @@
 import type { BranchFact } from './facts';
-import type { Deadline, SaveRecord, StoredWrite } from './model';
-import type { BranchState, PublicationState } from './state';
-import { inFlightWriteIds, storedBytes, storedItems, storedWriteId, storeWrite } from './stored-writes';
-import { changeIn, emptyBuckets, withChange } from './window-changes';
-import { acquireOrigin, releaseOrigin } from './write-origins';
+import type { Deadline, SaveRecord } from './model';
+import { type BranchState, deadlineKey, type PublicationState } from './state';
+import {
+  admitToWindow,
+  appendWrite,
+  emptyBuckets,
+  inFlightWriteIds,
+  removeWrites,
+  tightenPrune,
+} from './storage';
 
 function omit<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
   const { [key]: _dropped, ...rest } = value;
   return rest;
-}
-
-function deadlineKey(purpose: string, owner: string): string {
-  return `${purpose}:${owner}`;
 }
 
 function updateSave(
@@ -22,25 +23,6 @@ function updateSave(
   const save = state.saves[saveId];
   if (!save) return state;
   return { ...state, saves: { ...state.saves, [saveId]: change(save) } };
-}
-
-function removeWrites(state: BranchState, writeIds: ReadonlySet<string>): BranchState {
-  if (writeIds.size === 0) return state;
-  let bytes = state.pendingBytes;
-  let items = state.pendingItems;
-  let origins = state.origins;
-  const pending: StoredWrite[] = [];
-  for (const write of state.pending) {
-    if (writeIds.has(storedWriteId(write))) {
-      bytes -= storedBytes(write);
-      items -= storedItems(write);
-      origins = releaseOrigin(origins, write.by);
-    } else {
-      pending.push(write);
-    }
-  }
-  if (pending.length === state.pending.length) return state;
-  return { ...state, pending, origins, pendingBytes: bytes, pendingItems: items };
 }
 
 function withPublication(state: BranchState, publication: PublicationState): BranchState {
@@ -69,20 +51,8 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       if (pub.recovery) publication.recovery = { ...pub.recovery, parentSeen: false };
       return withPublication(next, publication);
     }
-    case 'PruneTightened': {
-      const ids = new Set(fact.writeIds);
-      let origins = state.origins;
-      const pending = state.pending.map((write) => {
-        const origin = origins[write.by];
-        if (!origin || origin.prune === fact.prune || !ids.has(storedWriteId(write))) return write;
-        const { writes: _count, ...key } = origin;
-        origins = releaseOrigin(origins, write.by);
-        const acquired = acquireOrigin(origins, { ...key, prune: fact.prune });
-        origins = acquired.origins;
-        return { ...write, by: acquired.by };
-      });
-      return { ...state, pending, origins };
-    }
+    case 'PruneTightened':
+      return tightenPrune(state, fact.writeIds, fact.prune);
     case 'WindowOpened':
       return {
         ...state,
@@ -106,24 +76,10 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
     case 'ChangesAdmitted': {
       const window = state.window;
       if (!window || window.id !== fact.windowId) return state;
-      let { buckets, paths, bytes, nextSeq } = window;
-      for (const change of fact.changes) {
-        const key = change.path;
-        const previous = changeIn(buckets, key);
-        if (previous) {
-          bytes += change.bytes - previous.bytes;
-          buckets = withChange(buckets, { ...change, seq: previous.seq });
-        } else {
-          paths += 1;
-          bytes += change.bytes;
-          buckets = withChange(buckets, { ...change, seq: nextSeq });
-          nextSeq += 1;
-        }
-      }
       const soleMessage = fact.soleMessage ?? null;
       return {
         ...state,
-        window: { ...window, buckets, paths, bytes, nextSeq, idleFrom: fact.at, soleMessage },
+        window: { ...window, ...admitToWindow(window, fact.changes), idleFrom: fact.at, soleMessage },
       };
     }
     case 'ChangeSkipped':
@@ -133,14 +89,9 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       return state.window?.id === fact.windowId ? { ...state, window: null } : state;
     case 'WriteDecided': {
       const write = fact.write;
-      const { stored, origins } = storeWrite(state.origins, write);
       let next: BranchState = {
-        ...state,
+        ...appendWrite(state, write),
         counters: { ...state.counters, write: state.counters.write + 1 },
-        pending: [...state.pending, stored],
-        origins,
-        pendingBytes: state.pendingBytes + write.bytes,
-        pendingItems: state.pendingItems + write.items,
       };
       for (const saveId of write.saveIds) {
         next = updateSave(next, saveId, (save) => ({ ...save, phase: 'WaitingForPush', writeId: write.id }));

@@ -29,12 +29,12 @@ export type {
   WindowCloseReason,
 } from './facts';
 export type * from './model';
+export { type PruneMode, pruneModeSchema } from './prune-mode';
+export type { FailedOutcome, PublicationOutcome } from './publication-outcome';
 export {
   type BranchLimits,
   branchLimitsSchema,
   DEFAULT_LIMITS,
-  type PruneMode,
-  pruneModeSchema,
   type TargetSettings,
   type WindowTiming,
 } from './settings';
@@ -50,4 +50,4 @@ export {
   type WithdrawAnswer,
   withdrawAnswer,
 } from './status';
-export { pendingWrites } from './stored-writes';
+export { pendingWrites } from './storage';

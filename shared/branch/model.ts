@@ -1,10 +1,18 @@
-import type { PruneMode, WindowTiming } from './settings';
+import type { PruneMode } from './prune-mode';
+import type { FailureKind } from './publication-outcome';
+import type { SaveOutcome, SavePhase } from './save-vocabulary';
+import type { WindowTiming } from './settings';
+import type { SnapshotScope } from './snapshot-scope';
 
 /** Who made a change, as the commit will name them. */
 export interface Author {
   name: string;
   email?: string;
   username?: string;
+}
+
+export function sameAuthor(a: Author, b: Author): boolean {
+  return a.name === b.name && a.email === b.email && a.username === b.username;
 }
 
 /**
@@ -36,13 +44,6 @@ export interface WriteChange {
   operation: Operation;
   payloadRef?: string;
   bytes: number;
-}
-
-/** The part of a target a snapshot covers; an empty scope is the whole target. */
-export interface SnapshotScope {
-  group?: string;
-  resource?: string;
-  namespace?: string;
 }
 
 /** What a write is: a closed window, a complete scoped snapshot, or a save's own (empty) commit. */
@@ -92,7 +93,7 @@ export interface WriteOrigin {
 /**
  * A change of a stored write: `[path, bytes]` or `[path, bytes, ref]` for an upsert,
  * `[path, bytes, ref | null, 'delete']` for a delete. `path` is `/<name>` when it is in the previous
- * change's folder (`stored-paths.ts`); `ref` is the payload reference as `stored-refs.ts` stores it.
+ * change's folder (`storage/paths.ts`); `ref` is the payload reference as `storage/refs.ts` stores it.
  * Paths stored before the folder form never start with `/` (canonical paths do not), so they read
  * back unchanged.
  */
@@ -151,18 +152,6 @@ export interface OpenWindow {
   saveId?: string;
 }
 
-/** A save's progress, as the API reports it. */
-export type SavePhase = 'WaitingForWindow' | 'CollectingWindow' | 'WaitingForPush' | 'Resolved';
-
-/** How a save ended. */
-export type SaveOutcome =
-  | 'Committed'
-  | 'AlreadyPresent'
-  | 'NoWindow'
-  | 'WindowMismatch'
-  | 'Withdrawn'
-  | 'Failed';
-
 /** Where a save's outcome is projected (a CommitRequest), when it came from one. */
 export interface SaveRequestRef {
   cluster?: string;
@@ -198,9 +187,6 @@ export interface SaveRecord {
   projectedAt?: string;
 }
 
-/** Why a publication (or a probe) failed. */
-export type FailureKind = 'transient' | 'remote-moved' | 'rejected' | 'parent-missing';
-
 /** A recorded failure cause: its kind and a scrubbed human message. */
 export interface FailureCause {
   kind: FailureKind;
@@ -224,4 +210,4 @@ export interface Deadline {
   dueAt: string;
 }
 
-export type { PruneMode, WindowTiming };
+export type { FailureKind, PruneMode, SaveOutcome, SavePhase, SnapshotScope, WindowTiming };

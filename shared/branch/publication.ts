@@ -1,27 +1,14 @@
 import type { CommandOf } from './commands';
 import { type Decision, record, recorded } from './context';
-import type { FailureKind } from './model';
+import { FAILURE_KINDS } from './publication-outcome';
 import { usedBudgetBytes } from './state';
-import { inFlightWriteIds, storedWriteId } from './stored-writes';
+import { inFlightWriteIds, storedWriteId } from './storage';
 import { addMs, toMs } from './time';
 
 /** The delay before the next attempt after `failures` consecutive failures: initial, doubling, capped. */
 function retryDelayMs(failures: number, initialMs: number, maxMs: number): number {
   const exponent = Math.min(Math.max(failures - 1, 0), 40);
   return Math.min(initialMs * 2 ** exponent, maxMs);
-}
-
-function failureKind(outcome: 'remoteMoved' | 'transient' | 'rejected' | 'parentMissing'): FailureKind {
-  switch (outcome) {
-    case 'remoteMoved':
-      return 'remote-moved';
-    case 'rejected':
-      return 'rejected';
-    case 'parentMissing':
-      return 'parent-missing';
-    default:
-      return 'transient';
-  }
 }
 
 function nextRetry(decision: Decision): { retryAt: string; delayMs: number } {
@@ -110,7 +97,7 @@ export function recordPublicationResult(
       return;
     }
     default: {
-      const cause = { kind: failureKind(result.outcome), message: result.cause.message };
+      const cause = { kind: FAILURE_KINDS[result.outcome], message: result.cause.message };
       record(decision, {
         type: 'PublicationFailed',
         attempt: inFlight.attempt,

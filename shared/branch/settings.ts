@@ -1,8 +1,5 @@
 import { z } from 'zod';
-
-/** How a target treats deletions: `Never` keeps files, `OnEvent` mirrors explicit deletes, `Always` also sweeps. */
-export const pruneModeSchema = z.enum(['Never', 'OnEvent', 'Always']);
-export type PruneMode = z.infer<typeof pruneModeSchema>;
+import type { PruneMode } from './prune-mode';
 
 const PRUNE_STRICTNESS: Record<PruneMode, number> = { Never: 0, OnEvent: 1, Always: 2 };
 

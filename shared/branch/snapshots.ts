@@ -2,7 +2,7 @@ import type { CommandOf } from './commands';
 import { type Decision, nextWriteId, record, targetSettings } from './context';
 import { reconcileMessage } from './messages';
 import type { PendingWrite, SnapshotScope } from './model';
-import { storedWriteId } from './stored-writes';
+import { storedWriteId } from './storage';
 import { closeWindow } from './windows';
 
 function sameScope(a: SnapshotScope, b: SnapshotScope): boolean {

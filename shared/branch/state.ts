@@ -1,4 +1,12 @@
-import type { Deadline, FailureCause, OpenWindow, SaveRecord, StoredWrite, WriteOrigin } from './model';
+import type {
+  Deadline,
+  DeadlinePurpose,
+  FailureCause,
+  OpenWindow,
+  SaveRecord,
+  StoredWrite,
+  WriteOrigin,
+} from './model';
 import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
 
 /** Where publication stands: the attempt or probe in flight, the retry schedule, parent recovery, intake. */
@@ -58,6 +66,11 @@ export interface BranchState {
   openSaves: number;
   publication: PublicationState;
   deadlines: Record<string, Deadline>;
+}
+
+/** Where `BranchState.deadlines` keeps the deadline of `purpose` for `owner`: one per pair. */
+export function deadlineKey(purpose: DeadlinePurpose, owner: string): string {
+  return `${purpose}:${owner}`;
 }
 
 /** The state of a branch that has decided nothing yet. */

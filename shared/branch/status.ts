@@ -1,6 +1,6 @@
 import type { SaveOutcome, SavePhase, SaveRecord, SaveRequestRef } from './model';
 import { type BranchState, usedBudgetBytes } from './state';
-import { storedDecidedAt } from './stored-writes';
+import { storedDecidedAt } from './storage';
 import { toIso, toMs } from './time';
 import { windowCloseDue } from './windows';
 

@@ -2,13 +2,16 @@ import type { CommandOf } from './commands';
 import { type Decision, nextWriteId, record, targetSettings } from './context';
 import type { WindowCloseReason } from './facts';
 import { eventMessage, groupMessage, saveMessageOr } from './messages';
-import type { Attribution, Author, OpenWindow, PendingWrite, SaveRecord, WindowChange } from './model';
+import {
+  type Attribution,
+  type OpenWindow,
+  type PendingWrite,
+  type SaveRecord,
+  sameAuthor,
+  type WindowChange,
+} from './model';
+import { changeIn, changesInOrder } from './storage';
 import { addMs, toMs } from './time';
-import { changeIn, changesInOrder } from './window-changes';
-
-function sameAuthor(a: Author, b: Author): boolean {
-  return a.name === b.name && a.email === b.email && a.username === b.username;
-}
 
 /** Attribution outcomes that name a person; an unresolved or configured author names nobody. */
 function namesActor(attribution: Attribution): boolean {

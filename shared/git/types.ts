@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { pruneModeSchema } from '../branch/prune-mode';
+import type { PublicationOutcome } from '../branch/publication-outcome';
 
 /** Token credentials for an http(s) remote: Basic (username + token) or a Bearer token. */
 export const GitAuthSchema = z.union([
@@ -32,8 +34,6 @@ const ContentSchema = z.union([
   z.string(),
   z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'must be text or bytes'),
 ]);
-const PruneSchema = z.enum(['Never', 'OnEvent', 'Always']);
-export type PruneMode = z.infer<typeof PruneSchema>;
 
 export const GitOperationSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('put'), path: z.string(), content: ContentSchema }).strict(),
@@ -59,7 +59,7 @@ export const GitOperationSchema = z.discriminatedUnion('op', [
         }, 'not a regular expression')
         .optional(),
       files: z.array(z.object({ path: z.string(), content: ContentSchema }).strict()),
-      prune: PruneSchema,
+      prune: pruneModeSchema,
     })
     .strict(),
 ]);
@@ -102,10 +102,13 @@ export const systemClock: Clock = {
 /** The Git step a timeout or failure happened in. */
 export type GitStep = 'advertise' | 'fetch' | 'push' | 'probe' | 'lock' | 'publication';
 
+/** A kind the Git result shares with the branch's command, spelled as the branch spells it. */
+type Outcome<K extends PublicationOutcome> = K;
+
 /** What a publication ended with. Never thrown: every outcome is data. */
 export type PublishResult =
   | {
-      kind: 'published';
+      kind: Outcome<'published'>;
       /** Per write: the commit SHA, or null when the write changed nothing. */
       commits: Record<string, string | null>;
       /** The remote branch head after the publication (null: an empty repository stayed empty). */
@@ -114,10 +117,10 @@ export type PublishResult =
       settledByRemoteEvidence: boolean;
       attempts: number;
     }
-  | { kind: 'remoteMoved'; attempts: number; cause: string }
-  | { kind: 'transient'; step: GitStep; cause: string }
-  | { kind: 'rejected'; cause: string }
+  | { kind: Outcome<'remoteMoved'>; attempts: number; cause: string }
+  | { kind: Outcome<'transient'>; step: GitStep; cause: string }
+  | { kind: Outcome<'rejected'>; cause: string }
   | { kind: 'authFailed'; cause: string }
-  | { kind: 'parentMissing'; parentBranch: string | null }
+  | { kind: Outcome<'parentMissing'>; parentBranch: string | null }
   | { kind: 'timeout'; step: GitStep; afterMs: number }
-  | { kind: 'writeRefused'; writeId: string; cause: string };
+  | { kind: Outcome<'writeRefused'>; writeId: string; cause: string };

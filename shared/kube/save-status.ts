@@ -1,25 +1,14 @@
 import { z } from 'zod';
+import { SAVE_OUTCOMES, SAVE_PHASES, type SaveOutcome, type SavePhase } from '../branch/save-vocabulary';
 
 /**
  * The save status as the HTTP contract shows it (`GET .../saves/{id}`) and as it is projected onto a
- * CommitRequest's `.status`. Defined here rather than imported because the branch state machine
- * produces it and must not be a dependency of the Kubernetes adapter's tests; both sides agree on
- * this shape through the contract.
+ * CommitRequest's `.status`. Its phases and outcomes come from the branch's leaf vocabulary, not the
+ * state machine, so the Kubernetes adapter's tests do not depend on the machine that produces them.
  */
-export const SAVE_PHASES = ['WaitingForWindow', 'CollectingWindow', 'WaitingForPush', 'Resolved'] as const;
-export const SAVE_OUTCOMES = [
-  'Committed',
-  'AlreadyPresent',
-  'NoWindow',
-  'WindowMismatch',
-  'Withdrawn',
-  'Failed',
-] as const;
+export { SAVE_PHASES, type SaveOutcome, type SavePhase };
 export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled', 'Pushed'] as const;
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
-
-export type SavePhase = (typeof SAVE_PHASES)[number];
-export type SaveOutcome = (typeof SAVE_OUTCOMES)[number];
 
 export const saveConditionSchema = z.strictObject({
   type: z.enum(CONDITION_TYPES),

@@ -33,7 +33,6 @@ export { isSensitive } from './sensitive';
 export {
   normalizeSnapshot,
   type SnapshotResult,
-  type SnapshotScope,
   snapshotBodySchema,
   snapshotPartSchema,
   snapshotScopeSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SnapshotScope } from '../branch/snapshot-scope';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { formatPath, issuesFrom } from './issues';
@@ -23,8 +24,6 @@ export const snapshotScopeSchema = z
       });
     }
   });
-
-export type SnapshotScope = z.output<typeof snapshotScopeSchema>;
 
 /**
  * A snapshot entry: a bare object when the scope names the resource, else `{resource, object}` (the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
+import type { FailedOutcome, PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
 
 /** The committer of a repository, from the configuration. */
@@ -114,7 +114,15 @@ function escapeRegExp(segment: string): string {
   return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The Git executor's result as the branch records it. */
+function failed(outcome: FailedOutcome, message: string): PublicationResult {
+  return { outcome, cause: { message } };
+}
+
+/**
+ * The Git executor's result as the branch records it: the kinds both know keep their name, and the
+ * Git-only ones become the branch outcome that treats them alike (a timeout is transient, a refused
+ * login is rejected).
+ */
 export function toPublicationResult(result: PublishResult): PublicationResult {
   switch (result.kind) {
     case 'published':
@@ -124,28 +132,23 @@ export function toPublicationResult(result: PublishResult): PublicationResult {
         head: result.head ?? ZERO_COMMIT,
       };
     case 'remoteMoved':
-      return { outcome: 'remoteMoved', cause: { message: `the remote kept moving: ${result.cause}` } };
+      return failed(result.kind, `the remote kept moving: ${result.cause}`);
     case 'transient':
-      return { outcome: 'transient', cause: { message: `${result.step}: ${result.cause}` } };
+      return failed(result.kind, `${result.step}: ${result.cause}`);
     case 'timeout':
-      return {
-        outcome: 'transient',
-        cause: { message: `${result.step} timed out after ${result.afterMs} ms` },
-      };
+      return failed('transient', `${result.step} timed out after ${result.afterMs} ms`);
     case 'rejected':
-      return { outcome: 'rejected', cause: { message: result.cause } };
+      return failed(result.kind, result.cause);
     case 'authFailed':
-      return { outcome: 'rejected', cause: { message: `authentication failed: ${result.cause}` } };
+      return failed('rejected', `authentication failed: ${result.cause}`);
     case 'parentMissing':
-      return {
-        outcome: 'parentMissing',
-        cause: {
-          message: result.parentBranch
-            ? `the parent branch "${result.parentBranch}" does not exist`
-            : 'the repository has no default branch to start from',
-        },
-      };
+      return failed(
+        result.kind,
+        result.parentBranch
+          ? `the parent branch "${result.parentBranch}" does not exist`
+          : 'the repository has no default branch to start from',
+      );
     case 'writeRefused':
-      return { outcome: 'writeRefused', writeId: result.writeId, cause: { message: result.cause } };
+      return { outcome: result.kind, writeId: result.writeId, cause: { message: result.cause } };
   }
 }

@@ -1,16 +1,12 @@
-import type { Author, WriteOrigin } from './model';
+import { type PruneMode, sameAuthor, type WriteOrigin } from '../model';
 
 /**
  * The origins table of the pending writes: each distinct (author, attribution, target, target folder,
  * prune mode) once, referenced by index and counted, so a slot is freed when its last write leaves
  * and reused by the next new origin (indexes of live writes never move).
  */
-type Origins = readonly (WriteOrigin | null)[];
+export type Origins = readonly (WriteOrigin | null)[];
 type OriginKey = Omit<WriteOrigin, 'writes'>;
-
-function sameAuthor(a: Author, b: Author): boolean {
-  return a.name === b.name && a.email === b.email && a.username === b.username;
-}
 
 function sameOrigin(a: OriginKey, b: OriginKey): boolean {
   return (
@@ -48,4 +44,19 @@ export function releaseOrigin(origins: Origins, by: number): (WriteOrigin | null
   next[by] = origin.writes > 1 ? { ...origin, writes: origin.writes - 1 } : null;
   while (next.length > 0 && next[next.length - 1] === null) next.pop();
   return next;
+}
+
+/**
+ * The origins with the write referencing `by` moved to its origin's equal under `prune`, and the index
+ * it now references. The old origin is released first, so a slot it frees can take the new one.
+ */
+export function reprunedOrigin(
+  origins: (WriteOrigin | null)[],
+  by: number,
+  prune: PruneMode,
+): { origins: (WriteOrigin | null)[]; by: number } {
+  const origin = origins[by];
+  if (!origin || origin.prune === prune) return { origins, by };
+  const { writes: _count, ...key } = origin;
+  return acquireOrigin(releaseOrigin(origins, by), { ...key, prune });
 }

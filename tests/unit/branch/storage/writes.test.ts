@@ -14,8 +14,8 @@ import {
   owedEffects,
   type PendingWrite,
   pendingWrites,
-} from '../../../shared/branch';
-import { admit, alice, at, Branch, bob, resultOf, snapshot } from './scenario';
+} from '../../../../shared/branch';
+import { admit, alice, at, Branch, bob, resultOf, snapshot } from '../scenario';
 
 const ENTITY_LIMIT_BYTES = 1_000_000;
 

@@ -1,4 +1,4 @@
-import type { OpenWindow, StoredChange, WindowChange } from './model';
+import type { OpenWindow, StoredChange, WindowChange } from '../model';
 
 /**
  * The open window's changes live in a two-level index of buckets chosen by a hash of the path
@@ -39,7 +39,7 @@ export function changeIn(buckets: OpenWindow['buckets'], path: string): WindowCh
 }
 
 /** The window's buckets with `change` stored under its path (new arrays; the old ones are untouched). */
-export function withChange(buckets: OpenWindow['buckets'], change: WindowChange): OpenWindow['buckets'] {
+function withChange(buckets: OpenWindow['buckets'], change: WindowChange): OpenWindow['buckets'] {
   const hash = hashOf(change.path);
   const groupIndex = hash % FANOUT;
   const bucketIndex = (hash >>> 5) % FANOUT;
@@ -62,6 +62,30 @@ export function withChange(buckets: OpenWindow['buckets'], change: WindowChange)
   const next = buckets.slice();
   next[groupIndex] = nextGroup;
   return next;
+}
+
+/**
+ * The window's contents with `changes` admitted: a path seen before keeps its place (its first-seen
+ * order) and its new bytes replace the old ones; a new path comes last.
+ */
+export function admitToWindow(
+  window: OpenWindow,
+  changes: readonly Omit<WindowChange, 'seq'>[],
+): Pick<OpenWindow, 'buckets' | 'paths' | 'bytes' | 'nextSeq'> {
+  let { buckets, paths, bytes, nextSeq } = window;
+  for (const change of changes) {
+    const previous = changeIn(buckets, change.path);
+    if (previous) {
+      bytes += change.bytes - previous.bytes;
+      buckets = withChange(buckets, { ...change, seq: previous.seq });
+    } else {
+      paths += 1;
+      bytes += change.bytes;
+      buckets = withChange(buckets, { ...change, seq: nextSeq });
+      nextSeq += 1;
+    }
+  }
+  return { buckets, paths, bytes, nextSeq };
 }
 
 /** Every change of the window in first-seen path order. */

@@ -1,10 +1,9 @@
-import { eventMessage, groupMessage, reconcileMessage } from './messages';
-import type { PendingWrite, StoredWrite, StoredWriteChange, WriteChange, WriteOrigin } from './model';
-import type { BranchState } from './state';
-import { expandPath, storePath } from './stored-paths';
-import { expandRef, storeRef } from './stored-refs';
-import { compactStamp, toIso, toMs } from './time';
-import { acquireOrigin } from './write-origins';
+import { eventMessage, groupMessage, reconcileMessage } from '../messages';
+import type { PendingWrite, StoredWrite, StoredWriteChange, WriteChange, WriteOrigin } from '../model';
+import { compactStamp, toIso, toMs } from '../time';
+import { acquireOrigin, type Origins } from './origins';
+import { expandPath, storePath } from './paths';
+import { expandRef, storeRef } from './refs';
 
 /**
  * Pending writes are stored compactly so that a budget full of one-change writes (a commit per change
@@ -13,8 +12,6 @@ import { acquireOrigin } from './write-origins';
  * template message, its byte and item counts, the defaults) is left out. `expandWrite` restores the
  * exact `PendingWrite`; `storeWrite` keeps a field whenever it differs from its derived value.
  */
-type Origins = readonly (WriteOrigin | null)[];
-
 const WRITE_COUNTER = /^[1-9]\d{0,14}$/;
 
 function storeChange(
@@ -154,14 +151,4 @@ export function expandWrite(origins: Origins, stored: StoredWrite): PendingWrite
     bytes: storedBytes(stored),
     items: storedItems(stored),
   };
-}
-
-/** The ids of the pending writes the attempt in flight carries, in order. */
-export function inFlightWriteIds(state: Pick<BranchState, 'pending' | 'publication'>): string[] {
-  return state.pending.slice(0, state.publication.inFlight?.writes ?? 0).map(storedWriteId);
-}
-
-/** The branch's pending writes in publication order, as the Git layer receives them. */
-export function pendingWrites(state: Pick<BranchState, 'pending' | 'origins'>): PendingWrite[] {
-  return state.pending.map((stored) => expandWrite(state.origins, stored));
 }

@@ -1,0 +1,24 @@
+/**
+ * How a publication attempt ends, spelled once for the Git executor's result (`PublishResult.kind`)
+ * and the branch's command (`RecordPublicationResult`'s `outcome`).
+ */
+export type PublicationOutcome = 'published' | 'settled' | FailedOutcome | 'writeRefused';
+
+/** The outcomes that leave the work pending, to be retried. */
+export const FAILED_OUTCOMES = ['remoteMoved', 'transient', 'rejected', 'parentMissing'] as const;
+export type FailedOutcome = (typeof FAILED_OUTCOMES)[number];
+
+/**
+ * Each failed outcome with the kind its failure is recorded under (`FailureCause.kind`). Both
+ * spellings are durable (signals carry outcomes; facts and the stored state carry kinds), so neither
+ * can change; this table is the one place that pairs them.
+ */
+export const FAILURE_KINDS = {
+  remoteMoved: 'remote-moved',
+  transient: 'transient',
+  rejected: 'rejected',
+  parentMissing: 'parent-missing',
+} as const satisfies Record<FailedOutcome, string>;
+
+/** Why a publication (or a probe) failed. */
+export type FailureKind = (typeof FAILURE_KINDS)[FailedOutcome];

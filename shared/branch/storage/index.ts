@@ -1,0 +1,16 @@
+/**
+ * How the branch state stores what it holds: the open window's changes in hashed buckets, and the
+ * pending writes in their compact form with a shared origins table. The rest of the branch decides
+ * with these functions and never reads the encoding itself.
+ */
+export {
+  appendWrite,
+  inFlightWriteIds,
+  inFlightWrites,
+  type PendingQueue,
+  pendingWrites,
+  removeWrites,
+  tightenPrune,
+} from './pending-queue';
+export { admitToWindow, changeIn, changesInOrder, emptyBuckets } from './window-changes';
+export { storedDecidedAt, storedWriteId } from './writes';

@@ -1,0 +1,81 @@
+import type { PendingWrite, PruneMode, StoredWrite } from '../model';
+import type { BranchState } from '../state';
+import { releaseOrigin, reprunedOrigin } from './origins';
+import { expandWrite, storedBytes, storedItems, storedWriteId, storeWrite } from './writes';
+
+/**
+ * The pending writes with what must stay consistent with them: their origins' reference counts and
+ * the budget totals. Changed only here, so no caller can move one without the others.
+ */
+export type PendingQueue = Pick<BranchState, 'pending' | 'origins' | 'pendingBytes' | 'pendingItems'>;
+
+/** The queue with `write` stored after the others. */
+export function appendWrite<Q extends PendingQueue>(queue: Q, write: PendingWrite): Q {
+  const { stored, origins } = storeWrite(queue.origins, write);
+  return {
+    ...queue,
+    pending: [...queue.pending, stored],
+    origins,
+    pendingBytes: queue.pendingBytes + write.bytes,
+    pendingItems: queue.pendingItems + write.items,
+  };
+}
+
+/** The queue without the writes `writeIds` names; the very same queue when it holds none of them. */
+export function removeWrites<Q extends PendingQueue>(queue: Q, writeIds: ReadonlySet<string>): Q {
+  if (writeIds.size === 0) return queue;
+  let bytes = queue.pendingBytes;
+  let items = queue.pendingItems;
+  let origins = queue.origins;
+  const pending: StoredWrite[] = [];
+  for (const write of queue.pending) {
+    if (writeIds.has(storedWriteId(write))) {
+      bytes -= storedBytes(write);
+      items -= storedItems(write);
+      origins = releaseOrigin(origins, write.by);
+    } else {
+      pending.push(write);
+    }
+  }
+  if (pending.length === queue.pending.length) return queue;
+  return { ...queue, pending, origins, pendingBytes: bytes, pendingItems: items };
+}
+
+/** The queue with the writes `writeIds` names published under `prune` from now on. */
+export function tightenPrune<Q extends PendingQueue>(
+  queue: Q,
+  writeIds: readonly string[],
+  prune: PruneMode,
+): Q {
+  const ids = new Set(writeIds);
+  let origins = queue.origins;
+  const pending = queue.pending.map((write) => {
+    if (!ids.has(storedWriteId(write))) return write;
+    const moved = reprunedOrigin(origins, write.by, prune);
+    if (moved.origins === origins) return write;
+    origins = moved.origins;
+    return { ...write, by: moved.by };
+  });
+  return { ...queue, pending, origins };
+}
+
+type WithInFlight = Pick<BranchState, 'pending' | 'origins' | 'publication'>;
+
+function inFlight(state: Pick<WithInFlight, 'pending' | 'publication'>): StoredWrite[] {
+  return state.pending.slice(0, state.publication.inFlight?.writes ?? 0);
+}
+
+/** The ids of the pending writes the attempt in flight carries, in order. */
+export function inFlightWriteIds(state: Pick<WithInFlight, 'pending' | 'publication'>): string[] {
+  return inFlight(state).map(storedWriteId);
+}
+
+/** The pending writes the attempt in flight carries, as the Git layer receives them. */
+export function inFlightWrites(state: WithInFlight): PendingWrite[] {
+  return inFlight(state).map((stored) => expandWrite(state.origins, stored));
+}
+
+/** The branch's pending writes in publication order, as the Git layer receives them. */
+export function pendingWrites(queue: Pick<PendingQueue, 'pending' | 'origins'>): PendingWrite[] {
+  return queue.pending.map((stored) => expandWrite(queue.origins, stored));
+}
