@@ -1,22 +1,12 @@
-import { z } from 'zod';
 import type { FailedOutcome, PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
+import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
 
 /** The committer of a repository, from the configuration. */
 export interface Committer {
   name: string;
   email: string;
 }
-
-/**
- * What one stored snapshot part holds: the snapshot's files (sanitized YAML at canonical paths) and
- * the paths of objects it reports as being deleted. The HTTP layer writes it; the publish activity reads it.
- */
-export const snapshotPartPayloadSchema = z.strictObject({
-  files: z.array(z.strictObject({ path: z.string().min(1), content: z.string() })),
-  deletes: z.array(z.string().min(1)),
-});
-export type SnapshotPartPayload = z.infer<typeof snapshotPartPayloadSchema>;
 
 const ZERO_COMMIT = '0'.repeat(40);
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
+import type { SnapshotPartPayload } from '../../payloads/snapshot-part';
 import {
   admissionResponse,
   type Change,
@@ -14,13 +15,12 @@ import {
   normalizeWatchEvents,
   snapshotScopeSchema,
 } from '../../resources';
-import type { SnapshotPartPayload } from '../activities/git-writes';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import { acceptChanges } from './accept-changes';
 import type { BranchGateway } from './branch-gateway';
 import { type BranchHandle, branchHandle } from './branch-handle';
 import { normalized } from './payload-errors';
-import type { RouteRequest } from './route-request';
+import { idParam, type RouteRequest } from './route-request';
 import { submitSave } from './submit-save';
 import { accessTarget, authenticate, targetFor } from './target-access';
 
@@ -106,7 +106,7 @@ export async function postSnapshotPart(
   request: RouteRequest,
 ): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const snapshotId = parseSnapshotId(request);
+  const snapshotId = idParam(request, snapshotIdSchema, 'snapshot');
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const objects = z.looseObject({ objects: z.unknown() }).safeParse(body);
   // A part has no scope or revision of its own; those come with `complete`.
@@ -140,7 +140,7 @@ export async function completeSnapshot(
   request: RouteRequest,
 ): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const snapshotId = parseSnapshotId(request);
+  const snapshotId = idParam(request, snapshotIdSchema, 'snapshot');
   const body = completeSchema.safeParse(await readJson(request.body, runtime.bodyLimitBytes));
   if (!body.success) {
     throw new ApiError(
@@ -211,16 +211,6 @@ export async function postAdmission({ runtime, gateway }: Deps, request: RouteRe
 
 function normalizeTarget(target: ResolvedTarget) {
   return { path: target.config.path, sensitiveResources: target.sensitiveResources };
-}
-
-function parseSnapshotId(request: RouteRequest): string {
-  const parsed = snapshotIdSchema.safeParse(request.params.id);
-  if (!parsed.success) {
-    throw new ApiError('invalid-input', 'The snapshot id is not valid.', {
-      issues: [{ path: 'id', message: parsed.error.issues[0]?.message ?? 'invalid' }],
-    });
-  }
-  return parsed.data;
 }
 
 /** Stores a snapshot's (or part's) files as one payload, once the branch can take them. */

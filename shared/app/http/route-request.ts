@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import { ApiError } from '../../api/errors';
 import type { ApiRequestBody } from '../../api/request';
 
 /** An HTTP request as the app's handlers see it, whatever host delivered it. */
@@ -7,4 +9,15 @@ export interface RouteRequest {
   body: ApiRequestBody;
   /** When the request was received (RFC 3339): the time of every command it becomes. */
   at: string;
+}
+
+/** The `id` path parameter checked against its schema; a 400 names what is wrong with it. */
+export function idParam(request: RouteRequest, schema: z.ZodType<string>, what: string): string {
+  const parsed = schema.safeParse(request.params.id);
+  if (!parsed.success) {
+    throw new ApiError('invalid-input', `The ${what} id is not valid.`, {
+      issues: [{ path: 'id', message: parsed.error.issues[0]?.message ?? 'invalid' }],
+    });
+  }
+  return parsed.data;
 }

@@ -5,7 +5,7 @@ import { saveStatus } from '../../branch';
 import type { AppRuntime } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { branchHandle } from './branch-handle';
-import type { RouteRequest } from './route-request';
+import { idParam, type RouteRequest } from './route-request';
 import { saveBodySchema, saveIdSchema, submitSave } from './submit-save';
 import { accessTarget } from './target-access';
 
@@ -35,7 +35,7 @@ export async function postSave({ runtime, gateway }: Deps, request: RouteRequest
 /** `GET /api/v1/targets/{target}/saves/{id}`: the save's phase, outcome and commit. */
 export async function getSave({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const id = parseSaveId(request);
+  const id = idParam(request, saveIdSchema, 'save');
   const state = await branchHandle(runtime, gateway, target).read();
   const view = state ? saveStatus(state.branch, id, request.at) : undefined;
   if (!view || (view.target !== undefined && view.target !== target.config.name)) {
@@ -50,7 +50,7 @@ export async function getSave({ runtime, gateway }: Deps, request: RouteRequest)
 /** `DELETE /api/v1/targets/{target}/saves/{id}`: withdraw; the branch decides whether it still can. */
 export async function deleteSave({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const id = parseSaveId(request);
+  const id = idParam(request, saveIdSchema, 'save');
   const answer = await branchHandle(runtime, gateway, target).withdraw(id, request.at);
   if ('held' in answer) {
     throw new ApiError(
@@ -67,14 +67,4 @@ export async function deleteSave({ runtime, gateway }: Deps, request: RouteReque
     });
   }
   return { status: 200, body: { outcome: 'Withdrawn' } };
-}
-
-function parseSaveId(request: RouteRequest): string {
-  const parsed = saveIdSchema.safeParse(request.params.id);
-  if (!parsed.success) {
-    throw new ApiError('invalid-input', 'The save id is not valid.', {
-      issues: [{ path: 'id', message: parsed.error.issues[0]?.message ?? 'invalid' }],
-    });
-  }
-  return parsed.data;
 }
