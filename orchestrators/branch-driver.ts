@@ -3,6 +3,7 @@ import * as df from 'durable-functions';
 import type { ProjectionDone } from '../shared/app/activities/project-status';
 import type { RemoteHead } from '../shared/app/activities/read-remote';
 import { type DriverInput, driverInputSchema } from '../shared/app/driver/driver-input';
+import { driverStatus } from '../shared/app/driver/driver-status';
 import {
   DRIVER_LOOPS_PER_EXECUTION,
   nextDriverStep,
@@ -36,7 +37,7 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
     const answer: BranchOperationAnswer = yield context.df.callEntity(entity, 'plan', { at: now() });
     if (!answer.ok || !answer.plan)
       throw new Error(`branch ${input.branchKey} could not plan: ${JSON.stringify(answer)}`);
-    context.df.setCustomStatus({ repository: input.repository, branch: input.branch, ...answer.plan.status });
+    context.df.setCustomStatus(driverStatus(input, answer.plan.status));
     const step = nextDriverStep(
       answer.plan,
       projectionsDeferredUntil === undefined ? {} : { projectionsDeferredUntil },

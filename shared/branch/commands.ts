@@ -38,7 +38,16 @@ const changeSchema = z.strictObject({
   verb: z.enum(['create', 'update', 'delete']).optional(),
 });
 
-const failureCauseSchema = z.strictObject({ message: z.string().max(4096) });
+// A remote's refusal text is unbounded; refusing a long one would leave the attempt in flight for
+// good (the result could never be recorded), so it is cut to a size the state and statuses can carry.
+const CAUSE_CHARS = 2048;
+const failureCauseSchema = z.strictObject({
+  message: z
+    .string()
+    .transform((message) =>
+      message.length <= CAUSE_CHARS ? message : `${message.slice(0, CAUSE_CHARS - 1)}…`,
+    ),
+});
 const commitsSchema = z.record(z.string(), z.string().min(1).nullable());
 
 const publicationResultSchema = z.discriminatedUnion('outcome', [

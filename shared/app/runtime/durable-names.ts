@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Every durable name and instance id of the app. Names live in orchestration history: renaming one
  * strands running instances. They are pinned by a test; change them only with a migration.
@@ -15,7 +17,15 @@ export function driverInstanceId(branchKey: string): string {
   return `branch-driver-${branchKey}`;
 }
 
-/** The instance id of one withdrawal: a repeated DELETE at the same instant asks once. */
+/**
+ * The instance id of one withdrawal: a repeated DELETE at the same instant asks once. A save id
+ * may be 256 characters, so it enters as a digest: the Durable Task Scheduler takes ids of at most
+ * 100 characters (this one is 66).
+ */
 export function withdrawalInstanceId(branchKey: string, saveId: string, at: string): string {
-  return `withdraw-${branchKey}-${Date.parse(at)}-${saveId.replace(/[^A-Za-z0-9-]/g, '_')}`;
+  const save = createHash('sha256').update(saveId).digest('hex').slice(0, 16);
+  return `withdraw-${branchKey}-${Date.parse(at)}-${save}`;
 }
+
+/** The longest instance id any backend takes (the Durable Task Scheduler's). */
+export const MAX_INSTANCE_ID_CHARS = 100;

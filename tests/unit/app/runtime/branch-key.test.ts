@@ -1,5 +1,9 @@
 import { branchKeyFor, normalizeRepositoryUrl } from '../../../../shared/app/runtime/branch-key';
-import { driverInstanceId } from '../../../../shared/app/runtime/durable-names';
+import {
+  driverInstanceId,
+  MAX_INSTANCE_ID_CHARS,
+  withdrawalInstanceId,
+} from '../../../../shared/app/runtime/durable-names';
 
 describe('the branch key', () => {
   it('is the same for two spellings of one remote', () => {
@@ -26,5 +30,28 @@ describe('the branch key', () => {
   it('is safe inside a durable instance id', () => {
     const id = driverInstanceId(branchKeyFor('https://git.example.com/a/b.git', 'feature/x').key);
     expect(id).toMatch(/^[A-Za-z0-9-]+$/);
+  });
+});
+
+describe('instance ids', () => {
+  const branch = branchKeyFor(
+    `https://git.example.com/${'o'.repeat(300)}/state.git`,
+    `feature/${'x'.repeat(240)}`,
+  );
+
+  it('fit every backend, whatever the save id', () => {
+    const saveId = 'a:'.repeat(128);
+    for (const id of [
+      driverInstanceId(branch.key),
+      withdrawalInstanceId(branch.key, saveId, '2026-01-01T00:00:00.000Z'),
+    ]) {
+      expect(id.length).toBeLessThanOrEqual(MAX_INSTANCE_ID_CHARS);
+      expect(id).toMatch(/^[A-Za-z0-9-]+$/);
+    }
+  });
+
+  it('differ for two saves whose ids differ only in characters an id cannot hold', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    expect(withdrawalInstanceId(branch.key, 'a:b', at)).not.toBe(withdrawalInstanceId(branch.key, 'a.b', at));
   });
 });
