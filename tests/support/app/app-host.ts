@@ -33,11 +33,15 @@ export interface AppHost {
 }
 
 /**
- * Starts the app with `config` (the configuration file's content) and `env` (token variables).
+ * Starts the app with `config` (the configuration file's content) and `env` (token variables), on
+ * a new data folder or on `dataDir` (one an earlier host, or an earlier release, left).
  * Only one app host per test file: the app builds its runtime once per module registry.
  */
-export async function startAppHost(config: object, env: Record<string, string> = {}): Promise<AppHost> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-'));
+export async function startAppHost(
+  config: object,
+  env: Record<string, string> = {},
+  { dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-')) }: { dataDir?: string } = {},
+): Promise<AppHost> {
   const configFile = join(dataDir, 'kubescribe.json');
   writeFileSync(configFile, JSON.stringify(config));
   Object.assign(process.env, {
