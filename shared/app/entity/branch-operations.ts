@@ -15,6 +15,7 @@ import {
   type WithdrawAnswer,
   withdrawAnswer,
 } from '../../branch';
+import { readStoredState } from './stored-state';
 
 /**
  * What the branch entity stores: the branch state machine's state, and the parts of snapshots
@@ -96,11 +97,14 @@ export type BranchOperationAnswer =
  * whatever state it had set).
  */
 export function runBranchOperation(
-  stored: BranchEntityState | undefined,
+  stored: unknown,
   operation: string,
   input: unknown,
 ): { state: BranchEntityState; answer: BranchOperationAnswer } {
-  const state = stored ?? { branch: initialState(), snapshots: {} };
+  const reading = readStoredState(stored);
+  // An unreadable state is answered, never rewritten: the release that wrote it can still read it.
+  if (!reading.ok) return { state: stored as BranchEntityState, answer: { ok: false, error: reading.error } };
+  const state = reading.state;
   if (!(operation in branchOperationSchemas)) {
     return { state, answer: { ok: false, error: `unknown branch operation "${operation}"` } };
   }
