@@ -7,20 +7,30 @@ import type { HostContext } from './host-context';
 import { invokeActivity } from './invoke';
 import { EventType, type HistoryEvent } from './protocol';
 
-/** Runs one activity work item (if it still exists). */
-export async function runActivity(host: HostContext, workId: number, timeoutMs: number): Promise<void> {
+/**
+ * Runs one activity work item (if it still exists). 'aborted': the worker it ran on restarted (a
+ * function timeout in a faithful mode) before it ended; its result is void and it must run again.
+ */
+export async function runActivity(
+  host: HostContext,
+  workId: number,
+  timeoutMs: number,
+): Promise<'done' | 'aborted'> {
   const work = host.store.getActivity(workId);
-  if (!work) return;
+  if (!work) return 'done';
+  const generation = host.engine.workerGeneration();
   let event: HistoryEvent;
   try {
     const value = await withTimeout(host, work.name, timeoutMs, () => invoke(host, work.name, work.input));
-    event = {
-      EventType: EventType.TaskCompleted,
-      EventId: -1,
-      TaskScheduledId: work.taskId,
-      Result: JSON.stringify(value === undefined ? null : value),
-    };
+    const result = JSON.stringify(value === undefined ? null : value);
+    if (host.engine.workerGeneration() !== generation) return 'aborted';
+    host.engine.checkPayload('message', `the result of activity '${work.name}'`, result);
+    event = { EventType: EventType.TaskCompleted, EventId: -1, TaskScheduledId: work.taskId, Result: result };
   } catch (e) {
+    // The invocation that timed out fails (FunctionTimeoutException reaches the orchestration, as
+    // TaskActivityShim reports it); the others the restart cut short are retried.
+    if (!(e instanceof FunctionTimeoutError) && host.engine.workerGeneration() !== generation)
+      return 'aborted';
     const error = e instanceof Error ? e : new Error(String(e));
     host.log('warn', 'ActivityFailed', {
       instanceId: work.instanceId,
@@ -35,14 +45,18 @@ export async function runActivity(host: HostContext, workId: number, timeoutMs: 
       Details: error.stack ?? '',
     };
   }
-  if (host.stopping()) return;
+  if (host.stopping()) return 'done';
   const delivered = host.store.transaction(() => {
     if (!host.store.deleteActivity(workId)) return false;
     host.store.enqueue(work.instanceId, { kind: 'event', executionId: work.executionId, event });
     return true;
   });
   if (delivered) host.wake([work.instanceId]);
+  return 'done';
 }
+
+/** An invocation that ran past functionTimeout. */
+class FunctionTimeoutError extends Error {}
 
 async function invoke(host: HostContext, name: string, input: unknown): Promise<unknown> {
   const fn = host.findFunction(name, 'activityTrigger');
@@ -62,7 +76,9 @@ function withTimeout<T>(
   return new Promise<T>((resolve, reject) => {
     const cancel = host.clock.at(host.clock.now() + timeoutMs, () => {
       host.log('warn', 'ActivityTimedOut', { activity: name, timeoutMs });
-      reject(new Error(`Timeout value of ${timeoutMs} ms was exceeded by function: ${name}`));
+      reject(new FunctionTimeoutError(host.engine.timeoutMessage(name, timeoutMs)));
+      // On Azure the host then restarts the worker, which cuts short every invocation on it.
+      host.engine.onFunctionTimeout();
     });
     run().then(
       (v) => {

@@ -3,7 +3,7 @@
  * terminate, purge, entities, list). Each acknowledged change is committed before it returns.
  */
 import type { HostContext } from './host-context';
-import { createInstance } from './instances';
+import { createInstance, InstanceExistsError } from './instances';
 import { EventType, entitySchedulerId, eventTypeName, type HistoryEvent, isTerminal } from './protocol';
 import type { InstanceRow } from './store';
 
@@ -39,13 +39,19 @@ export function clientApi(host: HostContext) {
     startNew(name: string, options: { instanceId?: string; input?: unknown } = {}): string {
       const fn = host.findFunction(name, 'orchestrationTrigger');
       if (!fn) throw new UnknownFunctionError(`No orchestrator function named '${name}' is registered.`);
-      const row = store.transaction(() =>
-        createInstance(store, clock.now(), {
-          instanceId: options.instanceId,
-          name: fn.name,
-          input: options.input,
-        }),
-      );
+      host.engine.checkPayload('message', `the input of '${fn.name}'`, JSON.stringify(options.input ?? null));
+      let row: InstanceRow;
+      try {
+        row = store.transaction(() =>
+          createInstance(store, clock.now(), {
+            instanceId: options.instanceId,
+            name: fn.name,
+            input: options.input,
+          }),
+        );
+      } catch (e) {
+        throw e instanceof InstanceExistsError ? host.engine.instanceExists(e) : e;
+      }
       host.wake([row.instanceId]);
       return row.instanceId;
     },
@@ -68,6 +74,7 @@ export function clientApi(host: HostContext) {
     },
     /** Queues an external event: 'accepted', or 'not-found', or 'gone' (the instance finished). */
     raiseEvent(instanceId: string, name: string, data: unknown): 'accepted' | 'not-found' | 'gone' {
+      host.engine.checkPayload('message', `the event '${name}'`, JSON.stringify(data ?? null));
       const outcome = store.transaction(() => {
         const row = store.getInstance(instanceId);
         if (!row) return 'not-found' as const;
@@ -126,7 +133,13 @@ export function clientApi(host: HostContext) {
     },
     signalEntity(name: string, key: string, operation: string, input: string | null): void {
       const id = entitySchedulerId(name, key);
-      store.transaction(() => store.enqueue(id, { kind: 'op', name: operation, input, isSignal: true }));
+      host.engine.checkPayload('message', `the signal '${operation}' to ${id}`, input);
+      // Faithful modes: a client signal may be delivered twice (Azure Storage delivers at least once).
+      const copies = host.engine.clientSignalCopies();
+      store.transaction(() => {
+        for (let i = 0; i < copies; i++)
+          store.enqueue(id, { kind: 'op', name: operation, input, isSignal: true, fromClient: true });
+      });
       host.wake([id]);
     },
     /** The entity's state, or undefined if it does not exist. */

@@ -117,7 +117,11 @@ export function createDispatcher(
     while (activitiesRunning < limits.maxConcurrentActivities && activities.length > 0) {
       const id = activities.shift()!;
       activitiesRunning++;
+      let aborted = false;
       runActivity(ctx, id, limits.activityTimeoutMs)
+        .then((outcome) => {
+          aborted = outcome === 'aborted';
+        })
         .catch((e: unknown) => {
           failure = e;
           host.log('error', 'ActivityFailed', {
@@ -128,6 +132,8 @@ export function createDispatcher(
         .finally(() => {
           activitiesRunning--;
           queuedActivities.delete(id);
+          // cut short by a worker restart: the work item is still stored, so it runs again
+          if (aborted && !host.stopping()) ctx.queueActivities([id]);
           settle();
         });
     }

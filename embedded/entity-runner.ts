@@ -3,6 +3,7 @@
  * extension's out-of-proc entity protocol), then commits the new state, the answers to calling
  * orchestrations and the signals the operations sent, in one transaction.
  */
+import { PayloadTooLargeError } from './engine-semantics';
 import type { HostContext } from './host-context';
 import { invokeFunction, typedDataValue } from './invoke';
 import {
@@ -19,13 +20,23 @@ type OpMessage = StoredMessage & { message: { kind: 'op' } };
 /** Runs one batch of an entity's queued operations, if there are any. */
 export async function runEntityBatch(host: HostContext, entityId: string, maxBatch: number): Promise<void> {
   const { store } = host;
-  const queued = store.peek(entityId, maxBatch);
+  const peeked = store.peek(entityId, maxBatch);
+  if (peeked.length === 0) return;
+  // Faithful modes: client signals may be taken out of order (they bypass the message sorter).
+  const queued = host.engine.orderEntityBatch(peeked);
   const ops = queued.filter((m): m is OpMessage => m.message.kind === 'op');
-  if (queued.length === 0) return;
   const current = store.getEntity(entityId) ?? { exists: false, state: null };
   const { name, key } = parseSchedulerId(entityId);
-  const result = await invokeEntity(host, name, key, current, ops);
-  if (host.stopping()) return;
+  const generation = host.engine.workerGeneration();
+  let result = await invokeEntity(host, name, key, current, ops);
+  // A worker restarted while the batch ran (a function timeout): its result is void, the batch runs again.
+  if (host.stopping() || host.engine.workerGeneration() !== generation) return;
+  try {
+    host.engine.checkPayload('property', `the state of ${entityId}`, result.entityState);
+  } catch (e) {
+    if (!(e instanceof PayloadTooLargeError)) throw e;
+    result = failedBatch(host, name, key, current, ops, e.message);
+  }
   const woken = new Set<string>();
   store.transaction(() => {
     for (const m of queued) store.deleteMessage(m.id);
@@ -51,6 +62,24 @@ export async function runEntityBatch(host: HostContext, entityId: string, maxBat
   host.wake(woken);
 }
 
+/** A batch whose every operation failed: the state stays as it was and no signal is sent. */
+function failedBatch(
+  host: HostContext,
+  name: string,
+  key: string,
+  current: { exists: boolean; state: string | null },
+  ops: OpMessage[],
+  message: string,
+): EntityBatchResult {
+  host.log('warn', 'EntityBatchFailed', { entity: name, key, error: message, operations: ops.length });
+  return {
+    entityExists: current.exists,
+    entityState: current.state,
+    signals: [],
+    results: ops.map(() => ({ isError: true, result: JSON.stringify(message) })),
+  };
+}
+
 async function invokeEntity(
   host: HostContext,
   name: string,
@@ -58,15 +87,7 @@ async function invokeEntity(
   current: { exists: boolean; state: string | null },
   ops: OpMessage[],
 ): Promise<EntityBatchResult> {
-  const failAll = (message: string): EntityBatchResult => {
-    host.log('warn', 'EntityBatchFailed', { entity: name, key, error: message, operations: ops.length });
-    return {
-      entityExists: current.exists,
-      entityState: current.state,
-      signals: [],
-      results: ops.map(() => ({ isError: true, result: JSON.stringify(message) })),
-    };
-  };
+  const failAll = (message: string) => failedBatch(host, name, key, current, ops, message);
   const fn = host.findFunction(name, 'entityTrigger');
   if (!fn) return failAll(`The entity function '${name}' does not exist.`);
   const trigger = {

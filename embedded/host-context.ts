@@ -2,6 +2,7 @@
 import type { ActivityThreads } from './activity-threads';
 import type { Clock } from './clock';
 import type { RegisteredFunction } from './core-module';
+import type { Engine } from './engine-semantics';
 import type { FunctionLog } from './invoke';
 import type { Logger } from './log';
 import type { Store, TimerRow } from './store';
@@ -13,6 +14,8 @@ export interface HostContext {
   log: Logger;
   functionLog: FunctionLog;
   taskHubName: string;
+  /** The promises of the engine this host is true to (see `HostOptions.semantics`). */
+  engine: Engine;
   /** Looks a function up by name (case-insensitive) and trigger type. */
   findFunction(name: string, triggerType: string): RegisteredFunction | undefined;
   /** Input data of every durableClient binding of a function (the client's local RPC address). */

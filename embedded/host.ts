@@ -11,6 +11,13 @@ import { type ClientApi, clientApi } from './client-api';
 import { type Clock, realClock } from './clock';
 import { installCoreModule, type RegisteredFunction, registry } from './core-module';
 import { createDispatcher } from './dispatcher';
+import {
+  type ClientSignalTuning,
+  createEngine,
+  type EngineSemantics,
+  engineChoiceFromEnv,
+  type LargePayloadCounts,
+} from './engine-semantics';
 import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-config';
 import type { HostContext } from './host-context';
 import { jsonLogger, type Logger, toLogLevel } from './log';
@@ -43,6 +50,16 @@ export interface HostOptions {
    * activities run on the main thread, on the host's clock). Durable state stays on the main thread.
    */
   activityThreads?: number;
+  /**
+   * Which engine's promises to keep (default `KUBESCRIBE_ENGINE_SEMANTICS`, else `exact`): `exact`
+   * keeps the embedded host's own, `azure-storage` and `dts` only those Durable Functions keeps on
+   * that backend (docs/embedded-host.md, "How true to the real engine").
+   */
+  semantics?: EngineSemantics;
+  /** Seed of the faithful modes' random choices (default `KUBESCRIBE_ENGINE_SEED`, else 1). */
+  seed?: number;
+  /** How client signals are disordered in the faithful modes. */
+  clientSignals?: Partial<ClientSignalTuning>;
 }
 
 /** A running host. */
@@ -56,6 +73,8 @@ export interface HostHandle {
   functions: RegisteredFunction[];
   /** What was found queued at start (work left by a crash or an earlier stop). */
   recovered: { messages: number; activities: number; timers: number };
+  /** The engine semantics in force, its seed, and the payloads Azure Storage would move to blobs. */
+  engine: { semantics: EngineSemantics; seed: number; largePayloads: LargePayloadCounts };
   /** Resolves once nothing is queued or running and no timer is due. */
   waitForIdle(): Promise<void>;
   /** Stops serving, lets work in flight finish (within the bound), and closes the store. */
@@ -92,12 +111,22 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     log(toLogLevel(level), 'FunctionLog', { function: fn, category, message });
   };
   const activityThreads = startThreads(options, functionLog);
+  const fromEnv = engineChoiceFromEnv();
+  const engine = createEngine(
+    {
+      semantics: options.semantics ?? fromEnv.semantics,
+      seed: options.seed ?? fromEnv.seed,
+      clientSignals: options.clientSignals,
+    },
+    log,
+  );
 
   const base: Omit<HostContext, 'wake' | 'queueActivities' | 'armTimers'> = {
     store,
     clock,
     log,
     taskHubName: settings.taskHubName,
+    engine,
     functionLog,
     activityThreads,
     findFunction(name, triggerType) {
@@ -146,6 +175,8 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     rpcBaseUrl,
     dataDir: options.dataDir,
     taskHub: settings.taskHubName,
+    semantics: engine.semantics,
+    seed: engine.seed,
   });
 
   let stopped: Promise<void> | undefined;
@@ -156,6 +187,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     settings,
     functions,
     recovered,
+    engine: { semantics: engine.semantics, seed: engine.seed, largePayloads: engine.largePayloads },
     waitForIdle: () => dispatcher.waitForIdle(),
     stop() {
       stopped ??= (async () => {

@@ -19,7 +19,10 @@ export type LogEvent =
   | 'EntityBatchFailed'
   | 'HttpFunctionFailed'
   | 'FunctionLog'
-  | 'WorkRecovered';
+  | 'WorkRecovered'
+  | 'WorkerRestarted'
+  | 'LargePayloadToBlob'
+  | 'PayloadRefused';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

@@ -70,6 +70,8 @@ interface Context {
   executionId: string;
   now: number;
   ts: string;
+  /** The real engine still fires a timer the orchestrator cancelled (its message is already sent). */
+  firesCancelledTimers?: boolean;
 }
 
 /** Applies the retry bookkeeping DTFx does inside CallActivityWithRetry for the episode's first event. */
@@ -186,7 +188,7 @@ function scheduleAction(c: Context, a: Action, retryKey?: number): number | null
         Timestamp: c.ts,
         FireAt: iso(fireAt),
       });
-      if (!a.isCanceled) fx.timers.push({ timerId: id, fireAt });
+      if (!a.isCanceled || c.firesCancelledTimers) fx.timers.push({ timerId: id, fireAt });
       return id;
     }
     case ActionType.CallEntity:

@@ -4,6 +4,7 @@
  * the replay against the known actions, schedules the new ones, and commits it all in one transaction.
  */
 import { randomUUID } from 'node:crypto';
+import { PayloadTooLargeError } from './engine-semantics';
 import type { HostContext } from './host-context';
 import { startedEvent } from './instances';
 import { invokeFunction, typedDataValue } from './invoke';
@@ -84,15 +85,25 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     { EventType: EventType.OrchestratorStarted, EventId: -1, Timestamp: ts, IsPlayed: false },
     ...events.map((e) => ({ ...e, Timestamp: ts, IsPlayed: false })),
   ];
+  const generation = host.engine.workerGeneration();
   const { state, error } = await invokeOrchestrator(host, inst, [
     ...past.map((e) => ({ ...e, IsPlayed: true })),
     ...fresh,
   ]);
-  if (host.stopping()) return;
+  // A worker restarted while the episode ran (a function timeout): it is replayed from its messages.
+  if (host.stopping() || host.engine.workerGeneration() !== generation) return;
 
   const fx = emptyEffects();
   fx.history.push(...fresh);
-  const c = { rt, fx, instanceId, executionId: inst.executionId, now, ts };
+  const c = {
+    rt,
+    fx,
+    instanceId,
+    executionId: inst.executionId,
+    now,
+    ts,
+    firesCancelledTimers: !host.engine.deletesCancelledTimers,
+  };
   let outcome: Outcome;
   try {
     const first = events[0]!;
@@ -112,6 +123,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     if (!(e instanceof UnsupportedActionError)) throw e;
     outcome = { kind: 'failed', error: e.message };
   }
+  outcome = checkAgainstBackend(host, inst, fx, outcome, state?.customStatus);
   fx.history.push({ EventType: EventType.OrchestratorCompleted, EventId: -1, Timestamp: ts });
   commit(host, inst, {
     rt,
@@ -122,6 +134,47 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     pastLength: past.length,
     now,
   });
+}
+
+/**
+ * The limits the real engine puts on an episode's payloads (faithful modes): the extension's 16 KB
+ * custom status, and the backend's message and table sizes (dts refuses, Azure Storage counts).
+ * A refused episode fails the instance and sends nothing.
+ */
+function checkAgainstBackend(
+  host: HostContext,
+  inst: InstanceRow,
+  fx: EpisodeEffects,
+  outcome: Outcome,
+  customStatus: unknown,
+): Outcome {
+  const customStatusError = host.engine.customStatusError(customStatus);
+  const refuse = (error: string): Outcome => {
+    fx.messages.length = 0;
+    return { kind: 'failed', error };
+  };
+  if (customStatusError) return refuse(customStatusError);
+  const json = (v: unknown) => JSON.stringify(v ?? null);
+  try {
+    const check = host.engine.checkPayload;
+    for (const a of fx.activities) check('message', `the input of activity '${a.name}'`, json(a.input));
+    for (const c of fx.children)
+      check('message', `the input of sub-orchestration '${c.name}'`, json(c.input));
+    for (const m of fx.messages) {
+      if (m.message.kind === 'op')
+        check('message', `the operation '${m.message.name}' to ${m.target}`, m.message.input);
+    }
+    if (customStatus !== undefined)
+      check('property', `the custom status of ${inst.instanceId}`, json(customStatus));
+    if (outcome.kind === 'completed')
+      check('property', `the output of ${inst.instanceId}`, json(outcome.output));
+    if (outcome.kind === 'continuedAsNew')
+      check('message', `the new input of ${inst.instanceId}`, json(outcome.input));
+  } catch (e) {
+    if (!(e instanceof PayloadTooLargeError)) throw e;
+    return refuse(e.message);
+  }
+  return outcome;
 }
 
 async function invokeOrchestrator(
@@ -217,7 +270,10 @@ function commit(
       for (const t of fx.timers) {
         timers.push(store.addTimer({ instanceId: inst.instanceId, executionId: inst.executionId, ...t }));
       }
-      for (const timerId of fx.canceledTimers) store.cancelTimer(inst.instanceId, inst.executionId, timerId);
+      if (host.engine.deletesCancelledTimers) {
+        for (const timerId of fx.canceledTimers)
+          store.cancelTimer(inst.instanceId, inst.executionId, timerId);
+      }
       for (const child of fx.children) startChild(host, inst, child, r.now, woken);
       next.status = 'Running';
     } else {

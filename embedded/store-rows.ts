@@ -9,6 +9,8 @@ export type Message =
       name: string;
       input: string | null;
       isSignal: boolean;
+      /** Sent by a client (not by an orchestration or entity): it bypasses the entity's message sorter. */
+      fromClient?: boolean;
       reqId?: string;
       parent?: { instanceId: string; executionId: string };
     };

@@ -8,11 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { virtualClock } from '../../../embedded/clock';
+import { engineChoiceFromEnv } from '../../../embedded/engine-semantics';
 import { type HostHandle, startHost } from '../../../embedded/host';
+import { readHostSettings } from '../../../embedded/host-config';
 import type { LogRecord } from '../../../embedded/log';
 
 const run = promisify(execFile);
 const APP_ENTRY = join(__dirname, '..', '..', '..', 'functions', 'index.ts');
+const HOST_JSON = join(__dirname, '..', '..', '..', 'host.json');
 
 /** A response as the tests read it: the JSON body is asserted on with matchers, not typed. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert their shape with matchers.
@@ -68,13 +71,22 @@ export async function startAppHost(
   });
   jest.setSystemTime(clock.now());
   const logs: LogRecord[] = [];
+  // KUBESCRIBE_ENGINE_SEMANTICS=azure-storage|dts runs the app on the real engine's weaker promises,
+  // with the app's own host.json (its functionTimeout among them); `exact` stays the default.
+  const { semantics = 'exact', seed } = engineChoiceFromEnv();
+  const hostJson =
+    semantics === 'exact'
+      ? { maxConcurrentActivities: 4 }
+      : { ...readHostSettings(HOST_JSON), maxConcurrentActivities: 4 };
   const start = () =>
     startHost({
       appEntry: APP_ENTRY,
       dataDir,
       port: 0,
       clock,
-      hostJson: { maxConcurrentActivities: 4 },
+      hostJson,
+      semantics,
+      seed,
       logger: (level, event, fields) =>
         logs.push({ time: new Date(clock.now()).toISOString(), level, event, ...fields }),
     });

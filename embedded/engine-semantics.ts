@@ -1,0 +1,229 @@
+/**
+ * How true to the real engine the host is. `exact` (the default) keeps every promise the embedded
+ * host can keep: client signals in order and once, no size limits, cancelled timers deleted. The
+ * faithful modes (`azure-storage`, `dts`) keep only the promises Durable Functions keeps on Azure
+ * with that backend, so that tests meet the weaker engine here first (docs/embedded-host.md, "How
+ * true to the real engine"). Every random choice comes from one seeded generator: a run is
+ * reproducible from its seed.
+ */
+import { z } from 'zod';
+import { InstanceExistsError } from './instances';
+import type { Logger } from './log';
+import type { StoredMessage } from './store';
+
+export const ENGINE_SEMANTICS = ['exact', 'azure-storage', 'dts'] as const;
+export type EngineSemantics = (typeof ENGINE_SEMANTICS)[number];
+
+/** The seed when neither the option nor `KUBESCRIBE_ENGINE_SEED` gives one. */
+export const DEFAULT_ENGINE_SEED = 1;
+
+/** How client signals are disordered in the faithful modes. */
+export interface ClientSignalTuning {
+  /** A client signal can be taken up to this many places later than it arrived (0: in order). */
+  reorderWindow: number;
+  /** The chance that a client signal is delivered twice (at least once, as on Azure). */
+  duplicateProbability: number;
+}
+
+export const DEFAULT_CLIENT_SIGNAL_TUNING: ClientSignalTuning = {
+  reorderWindow: 4,
+  duplicateProbability: 0.1,
+};
+
+/** What a host option or the environment chose. */
+export interface EngineChoice {
+  semantics?: EngineSemantics;
+  seed?: number;
+  clientSignals?: Partial<ClientSignalTuning>;
+}
+
+/** An environment value that names no engine semantics (or no integer seed). */
+export class EngineSemanticsError extends Error {}
+
+const semanticsSchema = z.enum(ENGINE_SEMANTICS);
+const seedSchema = z
+  .string()
+  .regex(/^-?\d+$/)
+  .transform(Number);
+
+/** Reads `KUBESCRIBE_ENGINE_SEMANTICS` and `KUBESCRIBE_ENGINE_SEED`; an invalid value is refused by name. */
+export function engineChoiceFromEnv(env: NodeJS.ProcessEnv = process.env): EngineChoice {
+  const choice: EngineChoice = {};
+  const semantics = env.KUBESCRIBE_ENGINE_SEMANTICS;
+  if (semantics) {
+    const parsed = semanticsSchema.safeParse(semantics);
+    if (!parsed.success) {
+      throw new EngineSemanticsError(
+        `KUBESCRIBE_ENGINE_SEMANTICS must be one of ${ENGINE_SEMANTICS.join(', ')}, got "${semantics}".`,
+      );
+    }
+    choice.semantics = parsed.data;
+  }
+  const seed = env.KUBESCRIBE_ENGINE_SEED;
+  if (seed) {
+    const parsed = seedSchema.safeParse(seed);
+    if (!parsed.success)
+      throw new EngineSemanticsError(`KUBESCRIBE_ENGINE_SEED must be an integer, got "${seed}".`);
+    choice.seed = parsed.data;
+  }
+  return choice;
+}
+
+/** Which store a payload is written to, which decides the backend's limit. */
+export type PayloadKind = 'message' | 'property';
+
+/** The Durable Task Scheduler refuses a payload over its limit. */
+export class PayloadTooLargeError extends Error {}
+
+/** Starting an id that a running instance holds, answered as Azure Storage answers it (409). */
+class AzureStorageInstanceExistsError extends InstanceExistsError {
+  constructor(instanceId: string, status: string) {
+    super(instanceId, status);
+    this.message = `An Orchestration instance with the status ${status} already exists.`;
+  }
+}
+
+const KIB = 1024;
+/** The extension's custom status limit, in KB of UTF-16 (MessagePayloadDataConverter.Serialize). */
+const CUSTOM_STATUS_LIMIT_KB = 16;
+/** Azure Storage: queue messages above this go to a blob (compressed), measured in UTF-8. */
+const AZURE_QUEUE_INLINE_BYTES = 45 * KIB;
+/** Azure Storage: table properties above this go to a blob, measured in UTF-16. */
+const AZURE_TABLE_INLINE_BYTES = 60 * KIB;
+/** Durable Task Scheduler: the largest message or state it accepts. */
+const DTS_LIMIT_BYTES = 1024 * KIB;
+
+/** Payloads the Azure Storage backend would have moved to blobs, by where they are written. */
+export interface LargePayloadCounts {
+  messages: number;
+  properties: number;
+}
+
+/** The engine's promises, as the host's runners consult them. */
+export interface Engine {
+  semantics: EngineSemantics;
+  seed: number;
+  /** Payloads moved to blobs (azure-storage); always zero in the other modes. */
+  largePayloads: LargePayloadCounts;
+  /** How many copies of a client signal to queue (2: delivered twice). */
+  clientSignalCopies(): number;
+  /** The messages of an entity's queue to run now, in the order to run them; the rest wait. */
+  orderEntityBatch(queued: StoredMessage[]): StoredMessage[];
+  /** Why the extension refuses this custom status, if it does. */
+  customStatusError(customStatus: unknown): string | undefined;
+  /** Checks a payload against the backend: refuses it (dts, throws) or counts it (azure-storage). */
+  checkPayload(kind: PayloadKind, what: string, json: string | null | undefined): void;
+  /** The error a startNew on a running instance's id gets. */
+  instanceExists(error: InstanceExistsError): Error;
+  /** Whether a cancelled durable timer is deleted (exact) or still fires later (the real engine). */
+  deletesCancelledTimers: boolean;
+  /** The message of an activity that ran past functionTimeout. */
+  timeoutMessage(functionName: string, timeoutMs: number): string;
+  /** Called when an invocation times out: on Azure the host restarts the worker it ran on. */
+  onFunctionTimeout(): void;
+  /** Changes every time the (modelled) worker restarts: work begun before is abandoned and redone. */
+  workerGeneration(): number;
+}
+
+/** Builds the engine for a mode. */
+export function createEngine(choice: EngineChoice, log: Logger): Engine {
+  const semantics = choice.semantics ?? 'exact';
+  const seed = choice.seed ?? DEFAULT_ENGINE_SEED;
+  const tuning = { ...DEFAULT_CLIENT_SIGNAL_TUNING, ...choice.clientSignals };
+  const random = seededRandom(seed);
+  const largePayloads: LargePayloadCounts = { messages: 0, properties: 0 };
+  const faithful = semantics !== 'exact';
+  /** Client signals already held back once: each waits at most one batch, so none starves. */
+  const heldBack = new Set<number>();
+  let generation = 0;
+
+  return {
+    semantics,
+    seed,
+    largePayloads,
+    clientSignalCopies: () => (faithful && random() < tuning.duplicateProbability ? 2 : 1),
+    orderEntityBatch(queued) {
+      if (!faithful || tuning.reorderWindow === 0) return queued;
+      // Client signals bypass the entity's message sorter: each is taken up to `reorderWindow`
+      // places late. Messages from orchestrations keep their order.
+      const keyed = queued.map((m, index) => {
+        const fromClient = m.message.kind === 'op' && m.message.fromClient === true;
+        return { m, fromClient, key: fromClient ? index + random() * (tuning.reorderWindow + 1) : index };
+      });
+      keyed.sort((a, b) => a.key - b.key);
+      const late = (k: (typeof keyed)[number]) =>
+        k.fromClient && k.key >= queued.length && !heldBack.has(k.m.id);
+      const now = keyed.filter((k) => !late(k));
+      if (now.length === 0) return keyed.map((k) => k.m);
+      for (const k of keyed) {
+        if (late(k)) heldBack.add(k.m.id);
+        else heldBack.delete(k.m.id);
+      }
+      return now.map((k) => k.m);
+    },
+    customStatusError(customStatus) {
+      if (!faithful || customStatus === undefined) return undefined;
+      const kb = Math.floor((JSON.stringify(customStatus ?? null).length * 2) / KIB);
+      if (kb <= CUSTOM_STATUS_LIMIT_KB) return undefined;
+      return (
+        `The UTF-16 size of the JSON-serialized payload must not exceed ${CUSTOM_STATUS_LIMIT_KB} KB. ` +
+        `The current payload size is ${kb} KB.`
+      );
+    },
+    checkPayload(kind, what, json) {
+      if (!faithful || json === null || json === undefined) return;
+      if (semantics === 'dts') {
+        const bytes = Buffer.byteLength(json, 'utf8');
+        if (bytes <= DTS_LIMIT_BYTES) return;
+        log('warn', 'PayloadRefused', { what, bytes, limit: DTS_LIMIT_BYTES });
+        throw new PayloadTooLargeError(
+          `The Durable Task Scheduler refuses ${what}: ${bytes} bytes is over its ${DTS_LIMIT_BYTES}-byte limit.`,
+        );
+      }
+      const bytes = kind === 'message' ? Buffer.byteLength(json, 'utf8') : json.length * 2;
+      const limit = kind === 'message' ? AZURE_QUEUE_INLINE_BYTES : AZURE_TABLE_INLINE_BYTES;
+      if (bytes <= limit) return;
+      if (kind === 'message') largePayloads.messages++;
+      else largePayloads.properties++;
+      log('info', 'LargePayloadToBlob', { what, kind, bytes, limit, total: { ...largePayloads } });
+    },
+    instanceExists(error) {
+      if (semantics === 'azure-storage')
+        return new AzureStorageInstanceExistsError(error.instanceId, error.status);
+      // Not an InstanceExistsError, so the RPC API answers 500 with the message.
+      if (semantics === 'dts')
+        return new Error(`An Orchestration instance with the status ${error.status} already exists.`);
+      return error;
+    },
+    deletesCancelledTimers: !faithful,
+    timeoutMessage(functionName, timeoutMs) {
+      if (!faithful) return `Timeout value of ${timeoutMs} ms was exceeded by function: ${functionName}`;
+      return `Timeout value of ${timeSpan(timeoutMs)} was exceeded by function: Functions.${functionName}`;
+    },
+    onFunctionTimeout() {
+      if (!faithful) return;
+      generation++;
+      log('warn', 'WorkerRestarted', { reason: 'function timeout', generation });
+    },
+    workerGeneration: () => generation,
+  };
+}
+
+/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Milliseconds as the Functions host prints a TimeSpan: hh:mm:ss. */
+function timeSpan(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+}
