@@ -5,7 +5,7 @@ import { PayloadInvalid, type PayloadIssue } from './errors';
 import { formatPath, issuesFrom } from './issues';
 import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
-import { isSensitive } from './sensitive';
+import { sensitivity } from './sensitive';
 import { sensitiveIgnored, toChange } from './to-change';
 
 const objectRefSchema = z.object({
@@ -106,6 +106,14 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
     ...(ref.namespace ? { namespace: ref.namespace } : {}),
     ...(ref.name ? { name: ref.name } : {}),
   };
+  // Before the subresource rule: `serviceaccounts/token` answers with a token.
+  const sensitive = sensitivity({
+    group: refIdentity.group,
+    resource: ref.resource,
+    ...(ref.subresource ? { subresource: ref.subresource } : {}),
+    sensitiveResources: target.sensitiveResources,
+  });
+  if (sensitive) return { ignored: sensitiveIgnored(refIdentity, sensitive, index) };
   if (ref.subresource) {
     return ignore(
       'subresource',
@@ -113,29 +121,30 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       refIdentity,
     );
   }
-  if (
-    isSensitive({
-      group: refIdentity.group,
-      resource: ref.resource,
-      sensitiveResources: target.sensitiveResources,
-    })
-  ) {
-    return { ignored: sensitiveIgnored(refIdentity, index) };
-  }
   const author = authorFromUserInfo(event.impersonatedUser?.username ? event.impersonatedUser : event.user);
+  const outcome = (result: ReturnType<typeof toChange>): Outcome => {
+    if (!('outOfBounds' in result)) return result;
+    // The apiserver can store such an object (a custom resource holds any JSON); refusing the list
+    // would lose its whole batch, as the webhook backend does not retry a 400.
+    const { reason, path, message } = result.outOfBounds;
+    const at = formatPath(['items', index, 'responseObject', ...path]);
+    return ignore(reason, `${at} ${message}`, result.identity);
+  };
 
   if (event.verb === 'delete') {
     const identity = identityFromRef(ref, index);
     if ('issues' in identity) return identity;
     const kind = kindOfDeleted(event.responseObject, identity.identity);
-    return toChange({
-      identity: { ...identity.identity, kind },
-      operation: 'delete',
-      author,
-      resourceVersion: ref.resourceVersion || undefined,
-      target,
-      index,
-    });
+    return outcome(
+      toChange({
+        identity: { ...identity.identity, kind },
+        operation: 'delete',
+        author,
+        resourceVersion: ref.resourceVersion || undefined,
+        target,
+        index,
+      }),
+    );
   }
 
   if (event.responseObject === undefined || event.responseObject === null) {
@@ -167,15 +176,17 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       identity,
     );
   }
-  return toChange({
-    identity,
-    operation: isBeingDeleted(object.data) ? 'delete' : 'upsert',
-    object: object.data,
-    author,
-    resourceVersion: object.data.metadata.resourceVersion || ref.resourceVersion || undefined,
-    target,
-    index,
-  });
+  return outcome(
+    toChange({
+      identity,
+      operation: isBeingDeleted(object.data) ? 'delete' : 'upsert',
+      object: object.data,
+      author,
+      resourceVersion: object.data.metadata.resourceVersion || ref.resourceVersion || undefined,
+      target,
+      index,
+    }),
+  );
 }
 
 function hasName(object: unknown): boolean {

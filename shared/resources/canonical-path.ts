@@ -1,14 +1,23 @@
+import { createHash } from 'node:crypto';
 import type { ResourceIdentity } from './change';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName } from './names';
 
 /** The folder for cluster-scoped objects: not a valid namespace name, so it never collides with one. */
 export const CLUSTER_SCOPE_FOLDER = '_cluster';
 
+/** The longest file name (bytes) that ext4, NTFS, APFS and Git checkouts on them all take. */
+export const MAX_FILE_NAME_BYTES = 255;
+
+/** Hex digits of the name's sha256 kept in a shortened file name (128 bits: no collision can be searched for). */
+const NAME_HASH_HEX = 32;
+const EXTENSION = '.yaml';
+
 /**
  * The canonical repository path of an object inside a target:
  * `{target path}/{namespace|_cluster}/{group}/{resource}/{name}.yaml`, the core group omitted and no
  * prefix for a root (`.`) target. Every segment is re-checked, so even a caller that skipped
- * validation cannot produce a path outside the target.
+ * validation cannot produce a path outside the target. A name too long for a file name is shortened
+ * (see `fileName`), so every path component fits 255 bytes.
  * @example canonicalPath({ targetPath: 'clusters/prod', identity: { group: 'apps', resource: 'deployments', namespace: 'web', name: 'api', … } })
  * // 'clusters/prod/web/apps/deployments/api.yaml'
  */
@@ -30,7 +39,7 @@ export function canonicalPath({
     namespace ?? CLUSTER_SCOPE_FOLDER,
     ...(group === '' ? [] : [group]),
     resource,
-    `${name}.yaml`,
+    fileName(name),
   ];
   const prefix = normalizeTargetPath(targetPath);
   return prefix === '' ? segments.join('/') : `${prefix}/${segments.join('/')}`;
@@ -44,4 +53,17 @@ function normalizeTargetPath(targetPath: string): string {
     throw new TypeError('canonicalPath: target path must be relative and inside the repository');
   }
   return trimmed;
+}
+
+/**
+ * `{name}.yaml`, or for a name whose file name would pass 255 bytes, its first 217 characters, `~`,
+ * the first 32 hex digits of the sha256 of the whole name and `.yaml` (255 bytes). `~` is in no
+ * Kubernetes name, so a shortened file name never equals another object's full one; the full name
+ * stays in the file's `metadata.name`. Names are ASCII, so characters are bytes.
+ */
+export function fileName(name: string): string {
+  if (Buffer.byteLength(name) + EXTENSION.length <= MAX_FILE_NAME_BYTES) return `${name}${EXTENSION}`;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, NAME_HASH_HEX);
+  const keep = MAX_FILE_NAME_BYTES - EXTENSION.length - 1 - NAME_HASH_HEX;
+  return `${name.slice(0, keep)}~${hash}${EXTENSION}`;
 }

@@ -43,6 +43,8 @@ export type IgnoreReason =
   | 'unnamed-object'
   | 'unchanged'
   | 'sensitive-resource'
+  | 'object-too-deep'
+  | 'object-too-large'
   | 'not-a-commit-request'
   | 'not-a-create'
   | 'no-object-uid'

@@ -8,7 +8,7 @@ export {
   type SaveRegistration,
 } from './admission';
 export { auditEventListSchema, normalizeAuditEvents } from './audit';
-export { CLUSTER_SCOPE_FOLDER, canonicalPath } from './canonical-path';
+export { CLUSTER_SCOPE_FOLDER, canonicalPath, fileName, MAX_FILE_NAME_BYTES } from './canonical-path';
 export type {
   Change,
   ChangeAuthor,
@@ -27,9 +27,16 @@ export {
 } from './commit-request';
 export { PayloadInvalid, type PayloadIssue } from './errors';
 export { type KubeObject, kubeObjectSchema } from './kube-object';
+export { MAX_OBJECT_DEPTH, MAX_RENDERED_BYTES } from './render-bounds';
 export { renderYaml } from './render-yaml';
 export { sanitizeObject } from './sanitize';
-export { isSensitive } from './sensitive';
+export {
+  isSensitive,
+  SENSITIVE_KINDS,
+  type SensitiveCategory,
+  type SensitiveKind,
+  sensitivity,
+} from './sensitive';
 export {
   normalizeSnapshot,
   type SnapshotResult,

@@ -52,9 +52,9 @@ export type SnapshotResult = NormalizeResult & { scope: SnapshotScope; revision:
 
 /**
  * Normalizes a complete scoped snapshot into upserts (objects already being deleted become deletes).
- * Every object must lie inside the scope; one that does not, or any malformed object, throws
- * `PayloadInvalid`. The sweep of files missing from the snapshot is the caller's, under the target's
- * prune mode; this only reports what the snapshot contains.
+ * Every object must lie inside the scope; one that does not, any malformed object, or one too deep
+ * or too large to record, throws `PayloadInvalid`. The sweep of files missing from the snapshot is
+ * the caller's, under the target's prune mode; this only reports what the snapshot contains.
  */
 export function normalizeSnapshot({
   body,
@@ -67,7 +67,7 @@ export function normalizeSnapshot({
   if (!parsed.success) throw new PayloadInvalid('snapshot', issuesFrom(parsed.error));
   const scope = parsed.data.scope ?? {};
   const issues: PayloadIssue[] = [];
-  const checked: { index: number; resource: string; object: KubeObject }[] = [];
+  const checked: { index: number; at: PropertyKey[]; resource: string; object: KubeObject }[] = [];
   parsed.data.objects.forEach((entry, index) => {
     const wrapped = 'object' in entry && 'resource' in entry && !('apiVersion' in entry);
     const resource = wrapped ? (entry.resource as string) : scope.resource;
@@ -87,13 +87,13 @@ export function normalizeSnapshot({
     }
     const outside = outsideScope(scope, resource, object.data);
     if (outside) issues.push({ path: formatPath(at), message: outside });
-    else checked.push({ index, resource, object: object.data });
+    else checked.push({ index, at, resource, object: object.data });
   });
   if (issues.length > 0) throw new PayloadInvalid('snapshot', issues);
 
   const changes: Change[] = [];
   const ignored: Ignored[] = [];
-  for (const { index, resource, object } of checked) {
+  for (const { index, at, resource, object } of checked) {
     const result = toChange({
       identity: { ...objectCoordinates(object), resource },
       operation: isBeingDeleted(object) ? 'delete' : 'upsert',
@@ -103,8 +103,14 @@ export function normalizeSnapshot({
       index,
     });
     if ('change' in result) changes.push(result.change);
-    else ignored.push(result.ignored);
+    else if ('ignored' in result) ignored.push(result.ignored);
+    else
+      issues.push({
+        path: formatPath([...at, ...result.outOfBounds.path]),
+        message: result.outOfBounds.message,
+      });
   }
+  if (issues.length > 0) throw new PayloadInvalid('snapshot', issues);
   return { changes, ignored, scope, revision: parsed.data.revision };
 }
 

@@ -1,23 +1,33 @@
 import { canonicalPath } from './canonical-path';
 import type { Change, ChangeAuthor, Ignored, NormalizeTarget, ResourceIdentity } from './change';
 import type { KubeObject } from './kube-object';
-import { renderYaml } from './render-yaml';
+import { type BoundsProblem, renderBounded } from './render-bounds';
 import { sanitizeObject } from './sanitize';
-import { isSensitive } from './sensitive';
+import { type Sensitivity, sensitivity } from './sensitive';
 
-/** A Secret (or configured sensitive resource) is named in the reason, never its data. */
-export function sensitiveIgnored(identity: Partial<ResourceIdentity>, index?: number): Ignored {
+/** A sensitive object is named in the reason (kind, namespace, name), never its data. */
+export function sensitiveIgnored(
+  identity: Partial<ResourceIdentity>,
+  why: Sensitivity,
+  index?: number,
+): Ignored {
+  const what = identity.kind || why.kind?.kind || identity.resource || 'object';
+  const message =
+    why.category === 'credential'
+      ? `${what} carries credentials and is never recorded`
+      : `${what} is a sensitive resource and is not recorded (no encryption is configured)`;
   return {
     reason: 'sensitive-resource',
-    message: `${identity.kind || identity.resource || 'object'} is a sensitive resource and is not recorded (no encryption is configured)`,
+    message,
     ...(index === undefined ? {} : { index }),
     identity,
   };
 }
 
 /**
- * Turns one checked object event into a change at its canonical path, or into an `Ignored` when the
- * object is sensitive. An upsert carries the sanitized YAML; a delete carries no content.
+ * Turns one checked object event into a change at its canonical path, an `Ignored` when the object
+ * is sensitive, or the bounds it breaks (too deep, or too large once rendered; `path` is relative to
+ * the object). An upsert carries the sanitized YAML; a delete carries no content.
  */
 export function toChange({
   identity,
@@ -35,15 +45,20 @@ export function toChange({
   resourceVersion?: string;
   target: NormalizeTarget;
   index?: number;
-}): { change: Change } | { ignored: Ignored } {
-  if (isSensitive({ ...identity, sensitiveResources: target.sensitiveResources })) {
-    return { ignored: sensitiveIgnored(identity, index) };
-  }
+}): { change: Change } | { ignored: Ignored } | { outOfBounds: BoundsProblem; identity: ResourceIdentity } {
+  const sensitive = sensitivity({ ...identity, sensitiveResources: target.sensitiveResources });
+  if (sensitive) return { ignored: sensitiveIgnored(identity, sensitive, index) };
   if (operation === 'upsert' && !object) throw new TypeError('toChange: an upsert needs its object');
+  let content: string | undefined;
+  if (operation === 'upsert' && object) {
+    const rendered = renderBounded(sanitizeObject(object));
+    if (!('content' in rendered)) return { outOfBounds: rendered, identity };
+    content = rendered.content;
+  }
   const change: Change = {
     path: canonicalPath({ targetPath: target.path, identity }),
     operation,
-    ...(operation === 'upsert' && object ? { content: renderYaml(sanitizeObject(object)) } : {}),
+    ...(content === undefined ? {} : { content }),
     identity,
     ...(resourceVersion ? { resourceVersion } : {}),
     ...(author ? { author } : {}),

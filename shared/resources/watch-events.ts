@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
-import { PayloadInvalid } from './errors';
-import { issuesFrom } from './issues';
+import { PayloadInvalid, type PayloadIssue } from './errors';
+import { formatPath, issuesFrom } from './issues';
 import { isBeingDeleted, kubeObjectSchema, objectCoordinates } from './kube-object';
 import { isResourceName } from './names';
 import { toChange } from './to-change';
@@ -27,8 +27,9 @@ export type WatchEventsBody = z.input<typeof watchEventsBodySchema>;
 
 /**
  * Normalizes the `events` route body. ADDED and MODIFIED upsert; DELETED, or any object carrying
- * `metadata.deletionTimestamp`, deletes. Secrets are ignored with a reason. A body that does not
- * match the schema throws `PayloadInvalid` and nothing of it is used.
+ * `metadata.deletionTimestamp`, deletes. Sensitive kinds are ignored with a reason. A body that does
+ * not match the schema, or an object too deep or too large to record, throws `PayloadInvalid` and
+ * nothing of it is used.
  */
 export function normalizeWatchEvents({
   body,
@@ -41,6 +42,7 @@ export function normalizeWatchEvents({
   if (!parsed.success) throw new PayloadInvalid('events body', issuesFrom(parsed.error));
   const changes: Change[] = [];
   const ignored: Ignored[] = [];
+  const issues: PayloadIssue[] = [];
   parsed.data.events.forEach((event, index) => {
     const coordinates = objectCoordinates(event.object);
     const deleting = event.type === 'DELETED' || isBeingDeleted(event.object);
@@ -54,7 +56,12 @@ export function normalizeWatchEvents({
       index,
     });
     if ('change' in result) changes.push(result.change);
-    else ignored.push(result.ignored);
+    else if ('ignored' in result) ignored.push(result.ignored);
+    else {
+      const { path, message } = result.outOfBounds;
+      issues.push({ path: formatPath(['events', index, 'object', ...path]), message });
+    }
   });
+  if (issues.length > 0) throw new PayloadInvalid('events body', issues);
   return { changes, ignored };
 }
