@@ -4,6 +4,7 @@
  * the programming model here, so the app's code runs unmodified.
  */
 import Module from 'node:module';
+import { scheduleIntervalMs } from './timer-schedule';
 
 /** A binding as `@azure/functions` describes it (toCoreFunctionMetadata). */
 export interface Binding {
@@ -63,7 +64,13 @@ export type HookName = 'appStart' | 'appTerminate' | 'preInvocation' | 'postInvo
 export type HookCallback = (context: Record<string, unknown>) => unknown;
 
 /** Triggers the embedded host can run. */
-const SUPPORTED_TRIGGERS = ['httpTrigger', 'orchestrationTrigger', 'entityTrigger', 'activityTrigger'];
+const SUPPORTED_TRIGGERS = [
+  'httpTrigger',
+  'orchestrationTrigger',
+  'entityTrigger',
+  'activityTrigger',
+  'timerTrigger',
+];
 const SUPPORTED_EXTRA_BINDINGS = ['durableClient', 'orchestrationClient', 'http'];
 
 /** Everything the app registered, process-wide (an app module is loaded once per process). */
@@ -93,6 +100,12 @@ function registerFunction(
     throw new UnsupportedBindingError(
       `The embedded host does not support the "${trigger.type}" trigger of function "${metadata.name}" ` +
         `(supported: ${SUPPORTED_TRIGGERS.join(', ')}).`,
+    );
+  }
+  if (trigger.type === 'timerTrigger' && scheduleIntervalMs(String(trigger.schedule ?? '')) === undefined) {
+    throw new UnsupportedBindingError(
+      `The embedded host runs timer schedules of a fixed interval only ("*/N * * * * *" or "0 */N * * * *"); ` +
+        `function "${metadata.name}" has "${String(trigger.schedule)}".`,
     );
   }
   for (const [name, b] of entries) {

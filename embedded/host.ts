@@ -23,6 +23,7 @@ import type { HostContext } from './host-context';
 import { jsonLogger, type Logger, toLogLevel } from './log';
 import { startRpcServer } from './rpc-server';
 import { openStore } from './store';
+import { startTimerTriggers } from './timer-triggers';
 
 /** How to start a host. */
 export interface HostOptions {
@@ -167,6 +168,13 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     await hook({ hookData: {}, appHookData: {}, functionAppDirectory: process.cwd() });
   }
   await activityThreads?.ready;
+  const timers = startTimerTriggers({
+    functions,
+    clock,
+    log,
+    functionLog,
+    clientInputs: base.clientInputs,
+  });
   const recovered = dispatcher.recover();
   if (recovered.messages + recovered.activities + recovered.timers > 0)
     log('info', 'WorkRecovered', recovered);
@@ -188,12 +196,20 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     functions,
     recovered,
     engine: { semantics: engine.semantics, seed: engine.seed, largePayloads: engine.largePayloads },
-    waitForIdle: () => dispatcher.waitForIdle(),
+    async waitForIdle() {
+      // A timer function's client calls start durable work: idle means neither is left.
+      do {
+        await timers.idle();
+        await dispatcher.waitForIdle();
+      } while (timers.busy());
+    },
     stop() {
       stopped ??= (async () => {
         log('info', 'HostStopping', {});
         // The app's requests finish first: their client calls still need the RPC API.
         await closeServer(app.server);
+        timers.stop();
+        await timers.idle();
         await closeServer(rpc.server);
         await dispatcher.drain(options.stopTimeoutMs ?? 10_000);
         stopping = true;

@@ -18,6 +18,7 @@ export type LogEvent =
   | 'ActivityTimedOut'
   | 'EntityBatchFailed'
   | 'HttpFunctionFailed'
+  | 'TimerFunctionFailed'
   | 'FunctionLog'
   | 'WorkRecovered'
   | 'WorkerRestarted'

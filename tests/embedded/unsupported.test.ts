@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHost } from '../../embedded/host';
 
-it('given an app with a timer trigger, when the host loads it, then it fails fast naming the trigger and the function', async () => {
+it('given an app with a timer at a time of day, when the host loads it, then it fails fast naming the schedule and the function', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-host-'));
   try {
     await expect(
@@ -17,7 +17,7 @@ it('given an app with a timer trigger, when the host loads it, then it fails fas
         port: 0,
         logger: () => {},
       }),
-    ).rejects.toThrow('The embedded host does not support the "timerTrigger" trigger of function "Nightly"');
+    ).rejects.toThrow('function "Nightly" has "0 0 0 * * *"');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
