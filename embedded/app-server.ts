@@ -1,13 +1,18 @@
 /**
  * Serves the app's HTTP functions at `/api/<route>`: builds the worker's RPC HTTP data, invokes the
- * function through the programming model, and writes the response it converted. Bodies above the
- * limit get 413 before the function runs.
+ * function through the programming model, and writes the response it converted. A request is
+ * refused before any function runs when its Host is not a name the server answers to (400/421),
+ * its path is not valid percent-encoding (400), the server already serves its limit of requests
+ * (503 + Retry-After) or its declared body is over the limit (413). The body is read only when the
+ * function reads it, so a function that refuses a request first (a missing token) reads none of it;
+ * a body that grows past the limit while it is read is answered 413 by the host.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HostContext } from './host-context';
-import { BodyTooLargeError, readBody, sendJson } from './http-body';
-import { findRoute } from './http-routes';
+import { allowedHostNames, hostHeaderProblem } from './host-header';
+import { BodyTooLargeError, sendJson } from './http-body';
+import { findRoute, MalformedPathError } from './http-routes';
 import { invokeFunction } from './invoke';
 
 interface RpcHttpResponse {
@@ -17,22 +22,55 @@ interface RpcHttpResponse {
   body?: { bytes?: Uint8Array; string?: string };
 }
 
+/** How the app server listens and what it takes. */
+export interface AppServerOptions {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  /** Requests served at once; more are answered 503 with Retry-After. */
+  maxConcurrentRequests: number;
+  /** Host names the server answers to besides loopback names and the address it is bound to. */
+  allowedHosts?: readonly string[];
+}
+
 /** Starts the app server on `host:port` (port 0 picks a free one). */
 export async function startAppServer(
   host: HostContext,
   functions: () => Iterable<import('./core-module').RegisteredFunction>,
-  options: { host: string; port: number; bodyLimitBytes: number },
+  options: AppServerOptions,
 ): Promise<{ server: Server; url: string }> {
+  const allowed = allowedHostNames(options.host, options.allowedHosts);
+  let inFlight = 0;
   const server = createServer((req, res) => {
+    const hostProblem = hostHeaderProblem(req.headers.host, allowed);
+    if (hostProblem) {
+      const error = hostProblem.status === 400 ? 'invalid-input' : 'misdirected-request';
+      return refuse(req, res, hostProblem.status, { error, message: hostProblem.message });
+    }
+    if (inFlight >= options.maxConcurrentRequests) {
+      return refuse(
+        req,
+        res,
+        503,
+        {
+          error: 'not-ready',
+          message: `The host serves ${options.maxConcurrentRequests} requests at once; retry.`,
+        },
+        { 'retry-after': '1' },
+      );
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
     serve(host, functions, req, res, options.bodyLimitBytes).catch((e: unknown) => {
-      if (e instanceof BodyTooLargeError)
-        return sendJson(res, 413, { error: 'payload-too-large', message: e.message });
+      if (res.headersSent) return void res.end();
+      if (e instanceof BodyTooLargeError) return refuse(req, res, 413, tooLarge(e.limitBytes));
+      if (e instanceof MalformedPathError)
+        return sendJson(res, 400, { error: 'invalid-input', message: e.message });
       host.log('error', 'HttpFunctionFailed', {
         url: req.url,
         error: e instanceof Error ? e.message : String(e),
       });
-      if (!res.headersSent) sendJson(res, 500, { error: 'internal-error', message: 'The function failed.' });
-      else res.end();
+      sendJson(res, 500, { error: 'internal-error', message: 'The function failed.' });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -44,6 +82,18 @@ export async function startAppServer(
   return { server, url: `http://${shownHost}:${port}` };
 }
 
+/** Answers without reading the body, and closes the connection rather than drain a body nobody wants. */
+function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: { error: string; message: string },
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, body, { connection: 'close', ...headers });
+  req.resume();
+}
+
 async function serve(
   host: HostContext,
   functions: () => Iterable<import('./core-module').RegisteredFunction>,
@@ -51,7 +101,7 @@ async function serve(
   res: ServerResponse,
   limit: number,
 ): Promise<void> {
-  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+  const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
   const path = url.pathname;
   if (!path.toLowerCase().startsWith('/api/') && path.toLowerCase() !== '/api') {
     return sendJson(res, 404, { error: 'not-found', message: `No function serves ${path}.` });
@@ -59,23 +109,40 @@ async function serve(
   const route = findRoute(functions(), req.method ?? 'GET', path.slice(4));
   if (!route)
     return sendJson(res, 404, { error: 'not-found', message: `No function serves ${req.method} ${path}.` });
-  const body = await readBody(req, limit);
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw new BodyTooLargeError(limit);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers))
     if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const body = hasBody ? lazyBody(req, limit, () => refuse(req, res, 413, tooLarge(limit))) : undefined;
+  if (!body) req.resume();
   const http = {
-    method: req.method,
+    method,
     url: url.href,
     headers,
     query: Object.fromEntries(url.searchParams),
     params: route.params,
-    body: body.length ? { bytes: new Uint8Array(body) } : undefined,
+    // The programming model takes a ready Request as the worker's streaming mode builds it: the body
+    // then flows from the socket only when the function reads it.
+    nativeRequest: new Request(url.href, {
+      method,
+      headers,
+      ...(body ? { body: body.stream, duplex: 'half' } : {}),
+    } as RequestInit),
   };
   const out = await invokeFunction({
     fn: route.fn,
     inputs: [{ name: route.fn.triggerName, data: { http } }, ...host.clientInputs(route.fn)],
     log: host.functionLog,
   });
+  // The host already answered 413 while the function read the body.
+  if (res.headersSent) return void res.end();
+  if (body && !body.settled()) {
+    // The function answered without reading all of the body: the rest is not worth receiving.
+    res.setHeader('connection', 'close');
+    body.discard();
+  }
   const response = (out?.http ?? {}) as RpcHttpResponse;
   const status = Number(response.statusCode ?? 200);
   for (const [k, v] of Object.entries(response.headers ?? {})) res.setHeader(k, v);
@@ -86,4 +153,60 @@ async function serve(
   res.statusCode = status;
   const b = response.body;
   res.end(b?.bytes ? Buffer.from(b.bytes) : (b?.string ?? ''));
+}
+
+function tooLarge(limit: number): { error: string; message: string } {
+  return { error: 'payload-too-large', message: new BodyTooLargeError(limit).message };
+}
+
+/**
+ * The request body as a stream that pulls from the socket only as it is read, and fails (after
+ * `onTooLarge` answered the request) once more than `limit` bytes arrived.
+ */
+function lazyBody(
+  req: IncomingMessage,
+  limit: number,
+  onTooLarge: () => void,
+): { stream: ReadableStream<Uint8Array>; settled: () => boolean; discard: () => void } {
+  let size = 0;
+  let settled = false;
+  const discard = () => {
+    settled = true;
+    req.removeAllListeners('data');
+    req.resume();
+  };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.pause();
+        req.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) {
+            discard();
+            onTooLarge();
+            controller.error(new BodyTooLargeError(limit));
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.once('end', () => {
+          if (settled) return;
+          settled = true;
+          controller.close();
+        });
+        req.once('error', (error) => {
+          if (settled) return;
+          settled = true;
+          controller.error(error);
+        });
+      },
+      pull() {
+        if (!settled) req.resume();
+      },
+      cancel: discard,
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  return { stream, settled: () => settled, discard };
 }

@@ -20,6 +20,7 @@ import {
 } from './engine-semantics';
 import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-config';
 import type { HostContext } from './host-context';
+import { EMBEDDED_HOST_VARIABLE } from './host-marker';
 import { jsonLogger, type Logger, toLogLevel } from './log';
 import { startRpcServer } from './rpc-server';
 import { openStore } from './store';
@@ -41,6 +42,14 @@ export interface HostOptions {
   hostJson?: string | Partial<HostSettings>;
   /** Largest accepted request body (default 10 MiB); larger ones get 413. */
   bodyLimitBytes?: number;
+  /** HTTP requests the app server serves at once (default 64); more get 503 with Retry-After. */
+  maxConcurrentRequests?: number;
+  /**
+   * Host names the app server answers to besides loopback names and the address it listens on
+   * (a name a proxy forwards); other names get 421. Listening on every interface without this list
+   * takes any name.
+   */
+  allowedHosts?: string[];
   logger?: Logger;
   /** 'full' adds an fsync per commit (survives power loss); 'normal' survives a killed process. */
   synchronous?: 'normal' | 'full';
@@ -67,7 +76,7 @@ export interface HostOptions {
 export interface HostHandle {
   /** Origin of the app's HTTP server, e.g. http://127.0.0.1:7071 (routes are under /api). */
   url: string;
-  /** Base URL of the durable client's local RPC API (loopback only). */
+  /** Base URL of the durable client's local RPC API (loopback only); its path holds the API's secret. */
   rpcBaseUrl: string;
   client: ClientApi;
   settings: HostSettings;
@@ -83,10 +92,13 @@ export interface HostHandle {
 }
 
 const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+// Bounds what unauthenticated clients can hold: each request in flight can buffer up to the body limit.
+const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
 
 /** Starts a host. */
 export async function startHost(options: HostOptions): Promise<HostHandle> {
   installCoreModule();
+  process.env[EMBEDDED_HOST_VARIABLE] = '1';
   const log = options.logger ?? jsonLogger();
   const clock = options.clock ?? realClock();
   registry.onLog = (level, category, message) => {
@@ -158,6 +170,8 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 7071,
     bodyLimitBytes,
+    maxConcurrentRequests: options.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS,
+    allowedHosts: options.allowedHosts,
   });
   appOrigin = app.url;
   // getClient() rewrites management URLs to localhost:7071 unless WEBSITE_HOSTNAME names the host.
@@ -180,7 +194,8 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     log('info', 'WorkRecovered', recovered);
   log('info', 'HostStarted', {
     url: appOrigin,
-    rpcBaseUrl,
+    // Never the base URL: its path is the RPC API's secret.
+    rpcPort: rpc.port,
     dataDir: options.dataDir,
     taskHub: settings.taskHubName,
     semantics: engine.semantics,

@@ -5,6 +5,21 @@
  */
 import type { RegisteredFunction } from './core-module';
 
+/** A path segment that is not valid percent-encoding (answered with 400). */
+export class MalformedPathError extends Error {
+  constructor() {
+    super('The URL path is not valid percent-encoding.');
+  }
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new MalformedPathError();
+  }
+}
+
 /** The function a request goes to, with its route parameters. */
 export interface RouteMatch {
   fn: RegisteredFunction;
@@ -19,7 +34,10 @@ const CONSTRAINTS: Record<string, RegExp> = {
   alpha: /^[a-z]+$/i,
 };
 
-/** Matches a path (without `/api`) against one route template; returns its parameters and a specificity. */
+/**
+ * Matches a path (without `/api`) against one route template; returns its parameters and a
+ * specificity. Throws {@link MalformedPathError} for a parameter that is not valid percent-encoding.
+ */
 export function matchRoute(
   template: string,
   path: string,
@@ -38,7 +56,7 @@ export function matchRoute(
     }
     const [, catchAll, name, constraint, optional] = m;
     if (catchAll) {
-      params[name!] = s.slice(i).map(decodeURIComponent).join('/');
+      params[name!] = s.slice(i).map(decode).join('/');
       score.push(0);
       return { params, score };
     }
@@ -47,7 +65,7 @@ export function matchRoute(
       score.push(0);
       continue;
     }
-    const value = decodeURIComponent(segment);
+    const value = decode(segment);
     const pattern = constraint ? CONSTRAINTS[constraint.split('(')[0]!.toLowerCase()] : undefined;
     if (pattern && !pattern.test(value)) return null;
     params[name!] = value;

@@ -1,11 +1,16 @@
 /**
  * The durable extension's local RPC API (`/durabletask/...`), which `df.getClient()` calls over HTTP
  * when its binding data carries `rpcBaseUrl`. It listens on loopback only, on its own port, so the
- * management API is never exposed with the app's routes.
+ * management API is never exposed with the app's routes. Loopback is not a boundary between local
+ * processes, so every call must also carry the host's secret: the first path segment of the base
+ * URL, random per start, handed to the app only through its client binding and never logged. A
+ * request whose Host is not a loopback name (a DNS-rebinding page in a browser) is refused too.
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ClientApi, type InstanceFilter, UnknownFunctionError } from './client-api';
+import { hostHeaderProblem, isLoopbackName } from './host-header';
 import { BodyTooLargeError, readBody, sendJson } from './http-body';
 import { InstanceExistsError, InvalidInstanceIdError } from './instances';
 
@@ -13,12 +18,12 @@ import { InstanceExistsError, InvalidInstanceIdError } from './instances';
 export async function startRpcServer(
   client: ClientApi,
   options: { bodyLimitBytes: number },
-): Promise<{ server: Server; baseUrl: string }> {
+): Promise<{ server: Server; baseUrl: string; port: number }> {
+  const secret = randomBytes(32).toString('base64url');
   const server = createServer((req, res) => {
-    handle(client, req, res, options.bodyLimitBytes).catch((e: unknown) => {
+    handle(client, req, res, { limit: options.bodyLimitBytes, secret }).catch((e: unknown) => {
       if (e instanceof BodyTooLargeError) return sendJson(res, 413, { message: e.message });
-      if (e instanceof SyntaxError)
-        return sendJson(res, 400, { message: `The body is not JSON: ${e.message}` });
+      if (e instanceof SyntaxError) return sendJson(res, 400, { message: 'The body is not JSON.' });
       if (e instanceof BadQueryError) return sendJson(res, 400, { message: e.message });
       sendJson(res, 500, { message: e instanceof Error ? e.message : String(e) });
     });
@@ -26,7 +31,13 @@ export async function startRpcServer(
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, baseUrl: `http://127.0.0.1:${port}/durabletask/` };
+  return { server, baseUrl: `http://127.0.0.1:${port}/${secret}/durabletask/`, port };
+}
+
+/** Compares in constant time (hashes first, so the lengths match whatever was presented). */
+function sameSecret(presented: string, secret: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(presented), digest(secret));
 }
 
 const parseJson = (body: Buffer): unknown => (body.length === 0 ? null : JSON.parse(body.toString('utf8')));
@@ -55,14 +66,24 @@ async function handle(
   client: ClientApi,
   req: IncomingMessage,
   res: ServerResponse,
-  limit: number,
+  { limit, secret }: { limit: number; secret: string },
 ): Promise<void> {
+  const hostProblem = hostHeaderProblem(req.headers.host, isLoopbackName);
+  if (hostProblem) return sendJson(res, hostProblem.status, { message: hostProblem.message });
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const raw = url.pathname.split('/').filter(Boolean);
+  // Before anything else, the body included: a caller without the secret gets nothing read or done.
+  if (!sameSecret(raw[0] ?? '', secret)) {
+    req.resume();
+    return sendJson(res, 401, { message: 'The durable client API needs the base URL the host handed out.' });
+  }
+  const parts = raw.slice(1).map(decodeSegment);
+  if (parts.includes(undefined))
+    return sendJson(res, 400, { message: 'The URL path is not valid percent-encoding.' });
   const body = await readBody(req, limit);
   const method = req.method ?? 'GET';
   if (parts[0] !== 'durabletask') return sendJson(res, 404, { message: 'Not found.' });
-  const [, area, a, b, c] = parts;
+  const [, area, a, b, c] = parts as string[];
 
   if (area === 'orchestrators' && method === 'POST' && a) {
     try {
@@ -114,4 +135,12 @@ async function handle(
     }
   }
   sendJson(res, 404, { message: `No route for ${method} ${url.pathname}.` });
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }

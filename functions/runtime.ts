@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { type AppRuntime, createAppRuntime } from '../shared/app/runtime/app-runtime';
+import { checkHosting } from '../shared/app/runtime/hosting';
 import { initBareRepositoryIfMissing } from '../shared/app/runtime/local-repository';
 import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
@@ -20,6 +21,7 @@ export function appRuntime(): Promise<AppRuntime> {
 
 async function build(): Promise<AppRuntime> {
   const loaded = await loadConfig({ env: process.env, readFile: (path) => readFile(path, 'utf8') });
+  checkHosting(loaded, process.env);
   if (loaded.origin.kind === 'default') {
     for (const repository of loaded.config.repositories) await initBareRepositoryIfMissing(repository.url);
   }

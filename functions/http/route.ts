@@ -39,7 +39,9 @@ export function route(
           );
         }
         const runtime = await appRuntime().catch((error: unknown) => {
-          throw new ApiError('not-ready', `kubescribe cannot start: ${ensureError(error).message}`);
+          const reason = `kubescribe cannot start: ${ensureError(error).message}`;
+          context.error(reason);
+          throw new ApiError('not-ready', reason);
         });
         const response = await handle(
           { runtime, gateway: durableBranchGateway(df.getClient(context)) },

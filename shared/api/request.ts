@@ -43,8 +43,18 @@ export async function readJson(request: ApiRequestBody, limitBytes: number): Pro
   try {
     return JSON.parse(bytes.toString('utf8'));
   } catch (error) {
-    throw new ApiError('invalid-input', `The body is not valid JSON: ${(error as Error).message}.`);
+    throw notJson(error);
   }
+}
+
+/**
+ * The refusal of a body that is not JSON, saying where the parser stopped but never quoting the
+ * body: V8's message can echo a piece of it, and a body may hold a secret or be shown back to a browser.
+ */
+function notJson(error: unknown): ApiError {
+  const position = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+  const where = position === undefined ? '' : ` (at character ${position})`;
+  return new ApiError('invalid-input', `The body is not valid JSON${where}.`);
 }
 
 /** zod's issues in the contract's `{path, message}` form. */

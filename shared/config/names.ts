@@ -43,8 +43,9 @@ export function checkTargetPath(text: string): { ok: true; path: string } | { ok
     if (segment === '' || segment === '.' || segment === '..') {
       return { ok: false, message: 'must not contain empty, "." or ".." segments' };
     }
-    if (segment === '.git' || hasControlCharacter(segment)) {
-      return { ok: false, message: 'must not contain ".git" or control characters' };
+    // Case-insensitive: Git refuses `.GIT` too on case-insensitive file systems, so a publication would fail.
+    if (segment.toLowerCase() === '.git' || hasControlCharacter(segment)) {
+      return { ok: false, message: 'must not contain ".git" (in any case) or control characters' };
     }
   }
   return { ok: true, path: segments.join('/') };
@@ -53,6 +54,14 @@ export function checkTargetPath(text: string): { ok: true; path: string } | { ok
 /** Whether `host` only listens on this machine, the one place `auth: disabled` is allowed. */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Whether a credential may be sent to `url`: over https, or over plain http only to this machine
+ * (a token sent in clear to another host can be read on the way).
+ */
+export function mayCarryCredential(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
 }
 
 /** Whether the text holds an ASCII control character (never valid in a path or ref). */

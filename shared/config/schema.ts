@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { parseDuration } from './duration';
-import { checkTargetPath, isBranchName, isConfigName, isEnvVarName, isLoopbackHost } from './names';
+import {
+  checkTargetPath,
+  isBranchName,
+  isConfigName,
+  isEnvVarName,
+  isLoopbackHost,
+  mayCarryCredential,
+} from './names';
 import { parseByteQuantity } from './quantity';
 
 const DAY_MS = 24 * 3_600_000;
@@ -61,14 +68,26 @@ const repositoryUrl = z.string().superRefine((url, ctx) => {
   }
 });
 
-const repository = z.strictObject({
-  name,
-  url: repositoryUrl,
-  auth: z.strictObject({ username: z.string().min(1).optional(), tokenEnv: envVar }).optional(),
-  committer: z
-    .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
-    .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
-});
+const repository = z
+  .strictObject({
+    name,
+    url: repositoryUrl,
+    auth: z.strictObject({ username: z.string().min(1).optional(), tokenEnv: envVar }).optional(),
+    committer: z
+      .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
+      .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
+  })
+  .superRefine((value, ctx) => {
+    if (!value.auth || !URL.canParse(value.url)) return;
+    if (!mayCarryCredential(new URL(value.url))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message:
+          'must be https:// when auth is set (plain http:// only to a loopback host): the token would cross the network in clear',
+      });
+    }
+  });
 
 const window = z
   .strictObject({

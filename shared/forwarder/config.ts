@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../config/duration';
+import { mayCarryCredential } from '../config/names';
 import { ForwarderConfigInvalid } from './errors';
 
 const durationMs = z.string().transform((text, ctx) => {
@@ -27,14 +28,25 @@ const resourceSchema = z.strictObject({
 
 /** The forwarder's configuration file (YAML or JSON). Secrets are named by environment variable only. */
 export const forwarderConfigSchema = z.strictObject({
-  kubescribe: z.strictObject({
-    url: z.url({ protocol: /^https?$/ }),
-    target: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a target name'),
-    tokenEnv: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
-      .optional(),
-  }),
+  kubescribe: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }),
+      target: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a target name'),
+      tokenEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+        .optional(),
+    })
+    .superRefine((value, ctx) => {
+      if (value.tokenEnv !== undefined && !mayCarryCredential(new URL(value.url))) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['url'],
+          message:
+            'must be https:// when tokenEnv is set (plain http:// only to a loopback host): the token would cross the network in clear',
+        });
+      }
+    }),
   cluster: z
     .strictObject({
       /** A kubeconfig file; default: $KUBECONFIG or ~/.kube/config (client-node's loadFromDefault). */

@@ -15,6 +15,8 @@ import {
   type WithdrawAnswer,
   withdrawAnswer,
 } from '../../branch';
+import { checkTargetPath } from '../../config/names';
+import { checkWritePath } from '../../git/check-write-path';
 import { readStoredState } from './stored-state';
 
 /**
@@ -120,6 +122,8 @@ export function runBranchOperation(
     };
   }
   const valid = parsed.data;
+  const unsafe = unsafePath(state, commandsIn(operation as BranchOperationName, valid));
+  if (unsafe !== undefined) return { state, answer: { ok: false, error: `${operation}: ${unsafe}` } };
   switch (operation as BranchOperationName) {
     case 'apply': {
       const { commands } = valid as z.output<(typeof branchOperationSchemas)['apply']>;
@@ -170,6 +174,45 @@ export function runBranchOperation(
       return { state: next, answer: { ok: true, plan: planOf(next, at) } };
     }
   }
+}
+
+/** The branch commands an operation's input carries. */
+function commandsIn(operation: BranchOperationName, valid: unknown): readonly BranchCommand[] {
+  switch (operation) {
+    case 'apply':
+      return (valid as z.output<(typeof branchOperationSchemas)['apply']>).commands;
+    case 'withdraw':
+      return [(valid as z.output<(typeof branchOperationSchemas)['withdraw']>).command];
+    case 'snapshot-complete':
+      return (valid as z.output<(typeof branchOperationSchemas)['snapshot-complete']>).settings;
+    default:
+      return [];
+  }
+}
+
+/**
+ * Why a command would write outside its target, if one would: a target path the configuration
+ * would refuse, or a change path that is unsafe or outside its target's folder. The HTTP layer
+ * never sends one; this holds whoever reached the entity (the entity is the last line before Git).
+ */
+function unsafePath(state: BranchEntityState, commands: readonly BranchCommand[]): string | undefined {
+  const folders = new Map<string, string>();
+  for (const command of commands) {
+    if (command.type === 'ChangeSettings' && command.path !== undefined) {
+      const checked = checkTargetPath(command.path);
+      if (!checked.ok) return `the path of target "${command.target}" ${checked.message}`;
+      if (checked.path !== command.path)
+        return `the path of target "${command.target}" must be normalized ("${checked.path}")`;
+      folders.set(command.target, checked.path);
+    } else if (command.type === 'AdmitChanges') {
+      const inside = folders.get(command.target) ?? state.branch.targets[command.target]?.path ?? '.';
+      for (const change of command.changes) {
+        const checked = checkWritePath({ path: change.path, inside });
+        if ('refused' in checked) return checked.refused;
+      }
+    }
+  }
+  return undefined;
 }
 
 function applyAll(state: BranchEntityState, commands: readonly BranchCommand[]): BranchEntityState {

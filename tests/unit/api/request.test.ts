@@ -40,6 +40,18 @@ describe('reading a JSON body', () => {
     expect(error.message).toMatch(/not valid JSON/);
   });
 
+  it('refuses malformed JSON without quoting any of the body', async () => {
+    for (const body of [
+      '{"token": hunter2-secret-value}',
+      'hunter2-secret-value',
+      '{"a": "hunter2-secret-value"',
+    ]) {
+      const error = await refusal(readJsonBody(request(body), schema, 1024));
+      expect(error.message).toMatch(/^The body is not valid JSON( \(at character \d+\))?\.$/);
+      expect(JSON.stringify(error.toResponse())).not.toMatch(/hunter2|secret/);
+    }
+  });
+
   it('refuses a body of the wrong shape with 400 and the path of each issue', async () => {
     const error = await refusal(readJsonBody(request('{"events":[{"type":"EXPLODED"}]}'), schema, 1024));
     expect(error.toResponse()).toMatchObject({

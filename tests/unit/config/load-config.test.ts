@@ -259,6 +259,45 @@ describe('refusing a bad configuration with the field path', () => {
     expect(JSON.stringify(error)).not.toContain('hunter2');
   });
 
+  it('given a token for a plain http remote on another host when loaded then the url is refused', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      repositories: [
+        { name: 'platform', url: 'http://git.example.com/r.git', auth: { tokenEnv: 'GIT_TOKEN' } },
+      ],
+    });
+    expect(issues).toEqual([{ path: 'repositories[0].url', message: expect.stringContaining('https://') }]);
+  });
+
+  it.each([
+    'http://127.0.0.1:8080/r.git',
+    'http://localhost/r.git',
+    'http://[::1]/r.git',
+    'https://git.example.com/r.git',
+  ])('given a token for %p when loaded then it is allowed', async (url) => {
+    const { config } = await loadContent({
+      ...minimal,
+      repositories: [{ name: 'platform', url, auth: { tokenEnv: 'GIT_TOKEN' } }],
+    });
+    expect(config.repositories[0]!.url).toBe(url);
+  });
+
+  it('given a plain http remote on another host without a token when loaded then it is allowed', async () => {
+    const { config } = await loadContent({
+      ...minimal,
+      repositories: [{ name: 'platform', url: 'http://git.example.com/r.git' }],
+    });
+    expect(config.repositories[0]!.url).toBe('http://git.example.com/r.git');
+  });
+
+  it.each(['.GIT', 'clusters/.Git/hooks', '.git'])(
+    'given target path %p when loaded then it is refused, as Git would refuse it at publication',
+    async (path) => {
+      const issues = await issuesOf({ ...minimal, targets: [{ ...minimal.targets[0], path }] });
+      expect(issues).toEqual([{ path: 'targets[0].path', message: expect.stringContaining('.git') }]);
+    },
+  );
+
   it('given an ssh remote when loaded then it is refused as unsupported', async () => {
     const issues = await issuesOf({
       ...minimal,

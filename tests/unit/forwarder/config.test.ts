@@ -45,4 +45,27 @@ resources: [{ group: apps, version: v1, resource: Deployment }]
       expect((error as Error).message).not.toContain('abc');
     }
   });
+
+  it('refuses a token for a plain http webhook on another host, naming the url', () => {
+    const remote = minimal.replace('http://127.0.0.1:7071', 'http://kubescribe.example.com');
+    expect(() => parseForwarderConfig(remote)).toThrow(ForwarderConfigInvalid);
+    try {
+      parseForwarderConfig(remote);
+    } catch (error) {
+      expect((error as ForwarderConfigInvalid).data.issues).toEqual([
+        { path: 'kubescribe.url', message: expect.stringContaining('https://') },
+      ]);
+    }
+  });
+
+  it('sends a token over https, or over http to this machine only, and no token anywhere', () => {
+    const https = minimal.replace('http://127.0.0.1:7071', 'https://kubescribe.example.com');
+    expect(parseForwarderConfig(https).kubescribe.url).toBe('https://kubescribe.example.com');
+    const local = minimal.replace('http://127.0.0.1:7071', 'http://localhost:7071');
+    expect(parseForwarderConfig(local).kubescribe.url).toBe('http://localhost:7071');
+    const anonymous = minimal
+      .replace('http://127.0.0.1:7071', 'http://kubescribe.example.com')
+      .replace(', tokenEnv: KUBESCRIBE_TOKEN', '');
+    expect(parseForwarderConfig(anonymous).kubescribe.url).toBe('http://kubescribe.example.com');
+  });
 });

@@ -40,6 +40,63 @@ describe('the branch entity operations', () => {
     expect(refused.state).toBe(state);
   });
 
+  it.each([
+    '/etc/passwd',
+    '../outside.yaml',
+    'clusters/prod/../../.github/workflows/pwn.yml',
+    'clusters/prod/.GIT/hooks/pre-commit',
+    'clusters/prod//a.yaml',
+    'clusters/prod/a\u0007.yaml',
+    '.github/workflows/pwn.yml',
+  ])('refuses a change at %p (unsafe, or outside its target) with ok: false and changes nothing', (path) => {
+    const { state } = runBranchOperation(undefined, 'apply', admit(0, 'clusters/prod/a.yaml'));
+    const refused = runBranchOperation(state, 'apply', admit(1, path));
+    expect(refused.answer).toEqual({ ok: false, error: expect.stringContaining(path) });
+    expect(refused.state).toBe(state);
+  });
+
+  it.each(['/', '..', 'clusters/../..', '.Git', 'clusters/.git', 'a//b', 'clusters/prod/', 'a\u0000b'])(
+    'refuses a target path %p with ok: false and changes nothing, in apply, withdraw and snapshot-complete',
+    (path) => {
+      const { state } = runBranchOperation(undefined, 'apply', admit(0, 'clusters/prod/a.yaml'));
+      const settings = { ...admit(1, 'x').commands[0], path };
+      const inputs = {
+        apply: { commands: [settings] },
+        withdraw: { command: settings, saveId: 'x' },
+        'snapshot-complete': {
+          at: at(1),
+          snapshotId: 'snap',
+          target: 'prod',
+          settings: [settings],
+          scope: {},
+          revision: '1',
+        },
+      };
+      for (const [operation, input] of Object.entries(inputs)) {
+        const refused = runBranchOperation(state, operation, input);
+        expect(refused.answer).toEqual({ ok: false, error: expect.stringContaining('path') });
+        expect(refused.state).toBe(state);
+      }
+    },
+  );
+
+  it('refuses a change that climbs out of a new target folder into .git', () => {
+    const pwn = {
+      commands: [
+        { type: 'ChangeSettings', at: at(0), target: 'evil', path: '.github' },
+        {
+          type: 'AdmitChanges',
+          at: at(0),
+          target: 'evil',
+          author: { name: 'mallory' },
+          attribution: 'watch',
+          changes: [{ path: '.github/../.git/config', operation: 'upsert', bytes: 1 }],
+        },
+      ],
+    };
+    expect(runBranchOperation(undefined, 'apply', pwn).answer).toMatchObject({ ok: false });
+  });
+
   it('answers an unknown operation with ok: false', () => {
     expect(runBranchOperation(undefined, 'launch', {}).answer).toEqual({
       ok: false,

@@ -1,0 +1,77 @@
+// The app's runtime (functions/runtime.ts) as the Functions host builds it, under an Azure-like
+// environment: a configuration that turns authentication off is refused at start, naming why.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EMBEDDED_HOST_VARIABLE } from '../../../../embedded/host-marker';
+import { appRuntime } from '../../../../functions/runtime';
+
+const saved = { ...process.env };
+let dataDir: string;
+
+const repository = () => ({ name: 'state', url: join(dataDir, 'state.git') });
+const target = { name: 'prod', repository: 'state', branch: 'main' };
+
+/** An environment as Azure sets it, plus the app's settings. */
+function onAzure(settings: Record<string, string>): void {
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, {
+    PATH: saved.PATH,
+    FUNCTIONS_WORKER_RUNTIME: 'node',
+    WEBSITE_INSTANCE_ID: '3f1c2a100d7e4a559a510c6f7f0e1a99',
+    WEBSITE_SITE_NAME: 'func-kubescribe',
+    KUBESCRIBE_DATA: dataDir,
+    ...settings,
+  });
+}
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'ks-hosting-'));
+});
+afterEach(() => {
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, saved);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the app runtime on the Functions host', () => {
+  it('refuses auth: disabled, saying the host would serve it publicly', async () => {
+    onAzure({
+      KUBESCRIBE_CONFIG_CONTENT: JSON.stringify({
+        repositories: [repository()],
+        targets: [target],
+        server: { host: '127.0.0.1', auth: 'disabled' },
+      }),
+    });
+    await expect(appRuntime()).rejects.toThrow(/server\.auth is "disabled".*publicly/);
+  });
+
+  it('refuses to run without a configuration (the default disables auth)', async () => {
+    onAzure({});
+    await expect(appRuntime()).rejects.toThrow(/no configuration was given.*KUBESCRIBE_CONFIG/);
+  });
+
+  it('refuses auth: disabled even when the embedded host mark is set on an Azure instance', async () => {
+    onAzure({
+      [EMBEDDED_HOST_VARIABLE]: '1',
+      KUBESCRIBE_CONFIG_CONTENT: JSON.stringify({
+        repositories: [repository()],
+        targets: [target],
+        server: { auth: 'disabled' },
+      }),
+    });
+    await expect(appRuntime()).rejects.toThrow(/server\.auth is "disabled"/);
+  });
+
+  it('starts with auth required', async () => {
+    onAzure({
+      KUBESCRIBE_CONFIG_CONTENT: JSON.stringify({
+        repositories: [repository()],
+        targets: [target],
+        sources: [{ name: 'cluster-a', tokenEnv: 'CLUSTER_A_TOKEN', targets: ['*'] }],
+      }),
+      CLUSTER_A_TOKEN: 'cluster-a-token-value',
+    });
+    await expect(appRuntime()).resolves.toMatchObject({ authMode: 'required' });
+  });
+});
