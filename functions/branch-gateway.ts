@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DurableClient } from 'durable-functions';
 import * as df from 'durable-functions';
+import type { DriverInput } from '../shared/app/driver/driver-input';
 import type { BranchEntityState } from '../shared/app/entity/branch-operations';
 import { type BranchGateway, cachedBranchReader } from '../shared/app/http/branch-gateway';
 import {
@@ -28,6 +29,23 @@ export async function readBranchState(
 ): Promise<BranchEntityState | undefined> {
   const response = await client.readEntityState<BranchEntityState>(new df.EntityId(BRANCH_ENTITY, branchKey));
   return response.entityExists ? response.entityState : undefined;
+}
+
+/**
+ * Starts a branch's driver when none runs, asking the engine now (the cache of running drivers
+ * would hide one that failed since). True when this call started it.
+ */
+export async function reviveDriver(client: DurableClient, input: DriverInput): Promise<boolean> {
+  const instanceId = driverInstanceId(input.branchKey);
+  const status = await client.getStatus(instanceId).catch(() => undefined);
+  if (status && !TERMINAL.has(String(status.runtimeStatus))) return false;
+  // Started meanwhile by a request: it runs, which is all the keeper wants.
+  const started = await client.startNew(BRANCH_DRIVER, { instanceId, input }).then(
+    () => true,
+    () => false,
+  );
+  if (started) runningSince.set(instanceId, Date.now());
+  return started;
 }
 
 /** The branch gateway over a Durable Functions client (entity signals, driver starts, events). */

@@ -11,6 +11,7 @@ export const PUBLISH_ACTIVITY = 'publish';
 export const READ_REMOTE_ACTIVITY = 'read-remote';
 export const PROJECT_STATUS_ACTIVITY = 'project-status';
 export const WAKE_EVENT = 'wake';
+export const DRIVER_KEEPER = 'driver-keeper';
 
 /** The durable instance id of a branch's driver orchestration (one per branch: starting it twice is a no-op). */
 export function driverInstanceId(branchKey: string): string {

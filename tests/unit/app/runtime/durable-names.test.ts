@@ -14,6 +14,7 @@ describe('the functions the app registers', () => {
       [
         'branch-driver: orchestrationTrigger',
         'branch: entityTrigger',
+        'driver-keeper: timerTrigger',
         'healthz: httpTrigger',
         'project-status: activityTrigger',
         'publish: activityTrigger',

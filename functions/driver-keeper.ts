@@ -1,0 +1,20 @@
+import { app, type InvocationContext } from '@azure/functions';
+import * as df from 'durable-functions';
+import { DRIVER_KEEPER_SCHEDULE, keepDrivers } from '../shared/app/driver/driver-keeper';
+import { DRIVER_KEEPER } from '../shared/app/runtime/durable-names';
+import { readBranchState, reviveDriver } from './branch-gateway';
+import { appRuntime } from './runtime';
+
+/** Every minute: restarts the driver of each configured branch that owes work and has none running. */
+app.timer(DRIVER_KEEPER, {
+  schedule: DRIVER_KEEPER_SCHEDULE,
+  extraInputs: [df.input.durableClient()],
+  handler: async (_timer: unknown, context: InvocationContext) => {
+    const client = df.getClient(context);
+    const revived = await keepDrivers(await appRuntime(), {
+      read: (branchKey) => readBranchState(client, branchKey),
+      revive: (input) => reviveDriver(client, input),
+    });
+    for (const branchKey of revived) context.warn(`branch ${branchKey}: its driver was not running; restarted it`);
+  },
+});
