@@ -15,6 +15,7 @@ app.timer(DRIVER_KEEPER, {
       read: (branchKey) => readBranchState(client, branchKey),
       revive: (input) => reviveDriver(client, input),
     });
-    for (const branchKey of revived) context.warn(`branch ${branchKey}: its driver was not running; restarted it`);
+    for (const branchKey of revived)
+      context.warn(`branch ${branchKey}: its driver was not running; restarted it`);
   },
 });

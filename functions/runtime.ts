@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type AppRuntime, createAppRuntime } from '../shared/app/runtime/app-runtime';
-import { checkHosting } from '../shared/app/runtime/hosting';
+import { checkHosting, checkPublishTimeout, functionTimeoutMs } from '../shared/app/runtime/hosting';
 import { initBareRepositoryIfMissing } from '../shared/app/runtime/local-repository';
 import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
@@ -22,6 +23,9 @@ export function appRuntime(): Promise<AppRuntime> {
 async function build(): Promise<AppRuntime> {
   const loaded = await loadConfig({ env: process.env, readFile: (path) => readFile(path, 'utf8') });
   checkHosting(loaded, process.env);
+  // The Functions host runs the app from its root, where host.json is.
+  const hostJson = await readFile(join(process.cwd(), 'host.json'), 'utf8').then(JSON.parse, () => ({}));
+  checkPublishTimeout(loaded, functionTimeoutMs(hostJson));
   if (loaded.origin.kind === 'default') {
     for (const repository of loaded.config.repositories) await initBareRepositoryIfMissing(repository.url);
   }

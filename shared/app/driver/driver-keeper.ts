@@ -36,7 +36,8 @@ export async function keepDrivers(runtime: AppRuntime, port: DriverKeeperPort): 
   }
   const revived: string[] = [];
   for (const input of branches.values()) {
-    if (owesWork(await port.read(input.branchKey)) && (await port.revive(input))) revived.push(input.branchKey);
+    if (owesWork(await port.read(input.branchKey)) && (await port.revive(input)))
+      revived.push(input.branchKey);
   }
   return revived;
 }

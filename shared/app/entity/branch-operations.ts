@@ -5,7 +5,6 @@ import {
   type BranchState,
   branchCommandSchema,
   handle,
-  initialState,
   nextDeadline,
   type PlannedEffect,
   type PublicationStatus,

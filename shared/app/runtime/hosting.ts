@@ -1,5 +1,5 @@
 import { EMBEDDED_HOST_VARIABLE } from '../../../embedded/host-marker';
-import type { LoadedConfig } from '../../config';
+import { ConfigInvalid, type LoadedConfig } from '../../config';
 import { KubescribeError } from '../../errors';
 
 type Env = Record<string, string | undefined>;
@@ -37,4 +37,40 @@ export function checkHosting(loaded: LoadedConfig, env: Env): void {
       { reason: 'auth-disabled' },
     );
   }
+}
+
+/** What a publish activity needs beside its publication bound: reading payloads, recording the result. */
+export const FUNCTION_TIMEOUT_MARGIN_MS = 60_000;
+// The Functions host's own default where host.json sets none (Consumption plan, the shortest).
+const DEFAULT_FUNCTION_TIMEOUT_MS = 5 * 60_000;
+
+/** host.json's `functionTimeout` in ms (`hh:mm:ss`, optionally `d.hh:mm:ss`); unbounded (`-1`) is Infinity. */
+export function functionTimeoutMs(hostJson: unknown): number {
+  const value = (hostJson as { functionTimeout?: unknown } | null)?.functionTimeout;
+  if (value === undefined) return DEFAULT_FUNCTION_TIMEOUT_MS;
+  if (value === '-1') return Number.POSITIVE_INFINITY;
+  const match = typeof value === 'string' ? /^(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})$/.exec(value) : null;
+  if (!match)
+    throw new Error(`host.json: functionTimeout "${String(value)}" is not a duration like "00:10:00"`);
+  const [, days = '0', hours, minutes, seconds] = match;
+  return (((Number(days) * 24 + Number(hours)) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1000;
+}
+
+/**
+ * Refuses a `publishTimeout` the host would cut short: past `functionTimeout` the host fails the
+ * activity and restarts the worker, aborting every invocation on it, so a publication must end
+ * (by its own bound) with a margin to spare.
+ */
+export function checkPublishTimeout(loaded: LoadedConfig, timeoutMs: number): void {
+  const limitMs = timeoutMs - FUNCTION_TIMEOUT_MARGIN_MS;
+  if (loaded.config.limits.publishTimeoutMs <= limitMs) return;
+  throw new ConfigInvalid(
+    loaded.origin.kind === 'default' ? 'the default configuration' : 'the configuration',
+    [
+      {
+        path: 'limits.publishTimeout',
+        message: `${loaded.config.limits.publishTimeoutMs / 1000}s does not fit the host's functionTimeout of ${timeoutMs / 1000}s with ${FUNCTION_TIMEOUT_MARGIN_MS / 1000}s to spare: at most ${Math.max(0, limitMs) / 1000}s`,
+      },
+    ],
+  );
 }

@@ -65,10 +65,8 @@ describe("the driver's custom status", () => {
       status,
     );
     expect(JSON.stringify(shown).length).toBeLessThanOrEqual(CUSTOM_STATUS_LIMIT_CHARS);
-    expect(shown).toMatchObject({
-      pendingWrites: 1,
-      lastError: expect.stringMatching(/^"\u0001</),
-    });
+    expect(shown).toMatchObject({ pendingWrites: 1 });
+    expect(shown.lastError?.startsWith(hugeCause.slice(0, 30))).toBe(true);
   });
 
   it('names the repository and branch it publishes to', () => {

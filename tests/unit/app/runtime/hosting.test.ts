@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMBEDDED_HOST_VARIABLE } from '../../../../embedded/host-marker';
 import { appRuntime } from '../../../../functions/runtime';
+import { functionTimeoutMs } from '../../../../shared/app/runtime/hosting';
 
 const saved = { ...process.env };
 let dataDir: string;
@@ -73,5 +74,15 @@ describe('the app runtime on the Functions host', () => {
       CLUSTER_A_TOKEN: 'cluster-a-token-value',
     });
     await expect(appRuntime()).resolves.toMatchObject({ authMode: 'required' });
+  });
+});
+
+describe("host.json's functionTimeout", () => {
+  it('reads hours, minutes, seconds and days, unbounded, and the host default', () => {
+    expect(functionTimeoutMs({ functionTimeout: '00:10:00' })).toBe(600_000);
+    expect(functionTimeoutMs({ functionTimeout: '1.02:00:30' })).toBe((26 * 3600 + 30) * 1000);
+    expect(functionTimeoutMs({ functionTimeout: '-1' })).toBe(Number.POSITIVE_INFINITY);
+    expect(functionTimeoutMs({})).toBe(300_000);
+    expect(() => functionTimeoutMs({ functionTimeout: '10m' })).toThrow(/not a duration/);
   });
 });
