@@ -73,4 +73,9 @@ export type NormalizeTarget = {
    * is always refused.
    */
   sensitiveResources?: readonly string[];
+  /**
+   * Bytes of YAML the whole payload may still render to: each object is bounded on its own, but a
+   * 10 MiB body of many deep objects could still render to hundreds of MiB. Spent as objects render.
+   */
+  renderBudget?: { leftBytes: number };
 };

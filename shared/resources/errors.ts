@@ -17,3 +17,16 @@ export class PayloadInvalid extends KubescribeError<{ payload: string; issues: P
     super(`${payload} is invalid: ${shown.join('; ')}${more}`, { payload, issues });
   }
 }
+
+/** A payload renders to more YAML than one request may hold; nothing of it is accepted. */
+export class PayloadRendersTooLarge extends KubescribeError<{ payload: string; limitBytes: number }> {
+  static readonly code = 'PayloadRendersTooLarge';
+  readonly code = PayloadRendersTooLarge.code;
+
+  constructor(limitBytes: number) {
+    super(`the objects of this body render to more than ${limitBytes} bytes of YAML`, {
+      payload: 'body',
+      limitBytes,
+    });
+  }
+}

@@ -25,7 +25,7 @@ export {
   saveMessageSchema,
   saveWindowSchema,
 } from './commit-request';
-export { PayloadInvalid, type PayloadIssue } from './errors';
+export { PayloadInvalid, type PayloadIssue, PayloadRendersTooLarge } from './errors';
 export { type KubeObject, kubeObjectSchema } from './kube-object';
 export { MAX_OBJECT_DEPTH, MAX_RENDERED_BYTES } from './render-bounds';
 export { renderYaml } from './render-yaml';
@@ -44,4 +44,5 @@ export {
   snapshotPartSchema,
   snapshotScopeSchema,
 } from './snapshot';
+export { REQUEST_RENDERED_BYTES } from './to-change';
 export { normalizeWatchEvents, type WatchEventsBody, watchEventsBodySchema } from './watch-events';

@@ -1,7 +1,12 @@
 import { canonicalPath } from './canonical-path';
 import type { Change, ChangeAuthor, Ignored, NormalizeTarget, ResourceIdentity } from './change';
+import { PayloadRendersTooLarge } from './errors';
 import type { KubeObject } from './kube-object';
 import { type BoundsProblem, renderBounded } from './render-bounds';
+
+/** Bytes of YAML one request's objects may render to in all (see `NormalizeTarget.renderBudget`). */
+export const REQUEST_RENDERED_BYTES = 32 * 1024 * 1024;
+
 import { sanitizeObject } from './sanitize';
 import { type Sensitivity, sensitivity } from './sensitive';
 
@@ -54,6 +59,10 @@ export function toChange({
     const rendered = renderBounded(sanitizeObject(object));
     if (!('content' in rendered)) return { outOfBounds: rendered, identity };
     content = rendered.content;
+    if (target.renderBudget) {
+      target.renderBudget.leftBytes -= Buffer.byteLength(content);
+      if (target.renderBudget.leftBytes < 0) throw new PayloadRendersTooLarge(REQUEST_RENDERED_BYTES);
+    }
   }
   const change: Change = {
     path: canonicalPath({ targetPath: target.path, identity }),

@@ -139,6 +139,23 @@ describe('objects nested to exhaust the stack or multiply their size', () => {
     expect(status.body.publication).toMatchObject({ pendingWrites: 0, pendingBytes: 0 });
   });
 
+  it('refuses with 413 a body under the limit whose objects, each within bounds, render to more than a request may hold', async () => {
+    // 99 levels under `data`, each indented once more: about 16 bytes of YAML per byte of JSON.
+    const object = (index: number) =>
+      `{"type":"ADDED","resource":"configmaps","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"wide-${index}","namespace":"shop"},"data":${deepJson(97)}}}`;
+    const items = Array.from({ length: 9000 }, (_, index) => object(index));
+    const body = `{"events":[${items.join(',')}]}`;
+    expect(body.length).toBeLessThan(10 * 1024 * 1024);
+    const answer = await postRaw('/api/v1/targets/prod/events', body);
+    expect(answer).toMatchObject({
+      status: 413,
+      body: { error: 'payload-too-large', message: expect.stringContaining('bytes of YAML') },
+    });
+    const status = await app.http('GET', '/api/v1/targets/prod');
+    expect(status.body.publication).toMatchObject({ pendingWrites: 0 });
+    expect(status.body.window).toMatchObject({ open: false });
+  });
+
   it('answers a 100,000-deep audit EventList 200, ignoring the event with its path, and deep admission and snapshot bodies without 5xx', async () => {
     const audit = `{"apiVersion":"audit.k8s.io/v1","kind":"EventList","items":[{"auditID":"deep","stage":"ResponseComplete","verb":"create","requestURI":"/api/v1/namespaces/shop/configmaps","user":{"username":"mallory"},"objectRef":{"resource":"configmaps","namespace":"shop","apiVersion":"v1"},"responseStatus":{"code":201},"requestObject":${deepJson(100_000)},"responseObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep","namespace":"shop"},"data":${deepJson(100_000)}}}]}`;
     const answer = await postRaw('/api/v1/targets/prod/audit', audit);

@@ -13,6 +13,7 @@ import {
   normalizeAuditEvents,
   normalizeSnapshot,
   normalizeWatchEvents,
+  REQUEST_RENDERED_BYTES,
   snapshotScopeSchema,
 } from '../../resources';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
@@ -209,8 +210,12 @@ export async function postAdmission({ runtime, gateway }: Deps, request: RouteRe
   return { status: 200, body: answer };
 }
 
-function normalizeTarget(target: ResolvedTarget) {
-  return { path: target.config.path, sensitiveResources: target.sensitiveResources };
+function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
+  return {
+    path: target.config.path,
+    sensitiveResources: target.sensitiveResources,
+    renderBudget: { leftBytes: REQUEST_RENDERED_BYTES },
+  };
 }
 
 /** Stores a snapshot's (or part's) files as one payload, once the branch can take them. */
