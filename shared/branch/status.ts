@@ -1,5 +1,5 @@
 import type { SaveOutcome, SavePhase, SaveRecord, SaveRequestRef } from './model';
-import { type BranchState, usedBudgetBytes } from './state';
+import { type BranchState, type RefusedWrite, usedBudgetBytes } from './state';
 import { storedDecidedAt } from './storage';
 import { toIso, toMs } from './time';
 import { windowCloseDue } from './windows';
@@ -110,6 +110,33 @@ export function publicationStatus(state: BranchState, at: string): PublicationSt
   if (publication.lastError) status.lastError = publication.lastError.cause.message;
   if (publication.lastPush) status.lastPush = publication.lastPush;
   return status;
+}
+
+/** The writes of `target` set aside because they can never be published: how many, and the latest. */
+export interface RefusedWritesView {
+  count: number;
+  recent: RefusedWrite[];
+  /** `WritesRefused` True once any write of the target was refused (it names the latest), else absent. */
+  condition?: Omit<Condition, 'type'> & { type: 'WritesRefused' };
+}
+
+/** The writes of `target` the branch refused, for the target's GET. */
+export function refusedWrites(state: BranchState, target: string): RefusedWritesView {
+  const count = state.refused?.counts[target] ?? 0;
+  const recent = (state.refused?.recent ?? []).filter((refused) => refused.target === target);
+  const latest = recent.at(-1);
+  if (count === 0 || !latest) return { count, recent };
+  return {
+    count,
+    recent,
+    condition: {
+      type: 'WritesRefused',
+      status: 'True',
+      reason: 'WriteRefused',
+      message: `${count} write(s) could never be published and were set aside; the latest, ${latest.writeId}: ${latest.cause}`,
+      lastTransitionTime: latest.at,
+    },
+  };
 }
 
 /** A save as `GET …/saves/{id}` shows it (the app adds the branch name). */

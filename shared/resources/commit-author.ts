@@ -29,8 +29,7 @@ export function commitAuthor(user: KubernetesUser | undefined, committer: GitIde
   if (!username) return committer;
   const displayName = user?.extra?.[DISPLAY_NAME_CLAIM]?.[0]?.trim();
   const claimedEmail = user?.extra?.[EMAIL_CLAIM]?.[0]?.trim();
-  const name =
-    displayName && !UNSAFE_IN_NAME.test(displayName) ? displayName : cleanName(username);
+  const name = displayName && !UNSAFE_IN_NAME.test(displayName) ? displayName : cleanName(username);
   return {
     name,
     email: claimedEmail && EMAIL.test(claimedEmail) ? claimedEmail : constructedEmail(username),
