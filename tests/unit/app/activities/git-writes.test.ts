@@ -109,7 +109,6 @@ describe('pending writes as Git writes', () => {
     expect(gitWrite?.operations).toEqual([
       {
         op: 'snapshot',
-        scope: 'clusters/prod',
         ...snapshotSweep('clusters/prod', { group: 'apps', resource: 'deployments' }),
         files: [{ path: 'clusters/prod/shop/apps/deployments/web.yaml', content: 'kind: Deployment\n' }],
         prune: 'Always',
