@@ -201,7 +201,14 @@ async function publishAttempts({
     const cache = {};
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
     const landed = branchExists
-      ? await findLandedWrites({ gitdir, head: base, writeIds: ids, depth: historyDepth, cache })
+      ? await findLandedWrites({
+          gitdir,
+          head: base,
+          writeIds: ids,
+          depth: historyDepth,
+          cache,
+          committer: `${writes[0]!.committer.name} <${writes[0]!.committer.email}>`,
+        })
       : new Map<string, string>();
     const store = createObjectStore();
     const baseTree = base ? (await readCommitSummary(gitdir, base, cache)).tree : null;
