@@ -1,4 +1,5 @@
 import type { SaveOutcome, SavePhase, SaveRecord, SaveRequestRef } from './model';
+import { findSave, publicSaveId, savedByAnotherTarget, tombstoneOf } from './saves';
 import { type BranchState, type RefusedWrite, usedBudgetBytes } from './state';
 import { storedDecidedAt } from './storage';
 import { toIso, toMs } from './time';
@@ -215,15 +216,23 @@ function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Con
   }
 }
 
-/** A save's status at `at`, or undefined when the branch does not know the id. */
-export function saveStatus(state: BranchState, saveId: string, at: string): SaveView | undefined {
-  const save = state.saves[saveId];
+/**
+ * A save's status at `at`, or undefined when the branch does not know the id. With `target`, `saveId`
+ * is the id the client knows, of that target's save only; without, the key the branch keeps it under.
+ */
+export function saveStatus(
+  state: BranchState,
+  saveId: string,
+  at: string,
+  target?: string,
+): SaveView | undefined {
+  const save = target === undefined ? state.saves[saveId] : findSave(state, target, saveId);
   if (!save) {
-    const withdrawnAt = state.tombstones[saveId];
+    const withdrawnAt = target === undefined ? state.tombstones[saveId] : tombstoneOf(state, target, saveId);
     if (withdrawnAt === undefined) return undefined;
     const message = 'the save was withdrawn before it was registered';
     return {
-      id: saveId,
+      id: publicSaveId(saveId),
       phase: 'Resolved',
       outcome: 'Withdrawn',
       conditions: [
@@ -235,7 +244,7 @@ export function saveStatus(state: BranchState, saveId: string, at: string): Save
     };
   }
   const view: SaveView = {
-    id: save.id,
+    id: publicSaveId(save.id),
     target: save.target,
     phase: save.phase,
     conditions: saveConditions(state, save, toMs(at)),
@@ -247,12 +256,17 @@ export function saveStatus(state: BranchState, saveId: string, at: string): Save
   return view;
 }
 
-/** What a withdrawal answers: `Withdrawn` when the save only waited (or is unknown), `held` while its work is owed. */
-export type WithdrawAnswer = { outcome: SaveOutcome } | { held: SavePhase };
+/**
+ * What a withdrawal answers: `Withdrawn` when the save only waited (or is unknown), `held` while its
+ * work is owed, `notFound` when the id is another target's save.
+ */
+export type WithdrawAnswer = { outcome: SaveOutcome } | { held: SavePhase } | { notFound: true };
 
-/** The answer of withdrawing `saveId` from this state (before the withdrawal, or after it was decided). */
-export function withdrawAnswer(state: BranchState, saveId: string): WithdrawAnswer {
-  const save = state.saves[saveId];
+/** The answer of withdrawing `saveId` (of `target`, when named) from this state, after the withdrawal was decided. */
+export function withdrawAnswer(state: BranchState, saveId: string, target?: string): WithdrawAnswer {
+  const save = target === undefined ? state.saves[saveId] : findSave(state, target, saveId);
+  if (!save && target !== undefined && tombstoneOf(state, target, saveId) === undefined)
+    return savedByAnotherTarget(state, target, saveId) ? { notFound: true } : { outcome: 'Withdrawn' };
   if (!save || save.phase === 'WaitingForWindow') return { outcome: 'Withdrawn' };
   if (save.phase === 'Resolved') return { outcome: save.outcome ?? 'Withdrawn' };
   return { held: save.phase };
