@@ -74,9 +74,9 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
       await client.raiseEvent(instanceId, WAKE_EVENT, null);
     },
 
-    async withdraw({ branchKey, saveId, at }) {
-      const instanceId = withdrawalInstanceId(branchKey, saveId, at);
-      await client.startNew(WITHDRAW_SAVE, { instanceId, input: { branchKey, saveId, at } });
+    async withdraw({ branchKey, saveId, at, target }) {
+      const instanceId = withdrawalInstanceId(branchKey, `${target}.${saveId}`, at);
+      await client.startNew(WITHDRAW_SAVE, { instanceId, input: { branchKey, saveId, at, target } });
       const deadline = Date.now() + WITHDRAW_WAIT_MS;
       for (let delayMs = 5; Date.now() < deadline; delayMs = Math.min(delayMs * 2, 200)) {
         const status = await client.getStatus(instanceId);

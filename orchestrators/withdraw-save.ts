@@ -8,6 +8,8 @@ const inputSchema = z.strictObject({
   branchKey: z.string().min(1),
   saveId: z.string().min(1),
   at: z.string(),
+  /** The target whose save it is; absent in withdrawals started before saves were per target. */
+  target: z.string().min(1).optional(),
 });
 
 /**
@@ -15,12 +17,12 @@ const inputSchema = z.strictObject({
  * this orchestration is how the HTTP layer gets the branch's own decision (Withdrawn, or held).
  */
 const withdrawSave: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const { branchKey, saveId, at } = inputSchema.parse(context.df.getInput());
+  const { branchKey, saveId, at, target } = inputSchema.parse(context.df.getInput());
   const answer: BranchOperationAnswer = yield context.df.callEntity(
     new df.EntityId(BRANCH_ENTITY, branchKey),
     'withdraw',
     {
-      command: { type: 'WithdrawSave', at, saveId },
+      command: { type: 'WithdrawSave', at, saveId, ...(target === undefined ? {} : { target }) },
       saveId,
     },
   );

@@ -12,5 +12,6 @@ df.app.activity(PUBLISH_ACTIVITY, {
     runPublish(await appRuntime(), input, {
       env: process.env,
       readBranch: (branchKey) => readBranchState(df.getClient(context), branchKey),
+      warn: (message) => context.warn(message),
     }),
 });

@@ -93,7 +93,13 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
       })
       .optional(),
   }),
-  z.strictObject({ type: z.literal('WithdrawSave'), at: instant, saveId: z.string().min(1).max(256) }),
+  z.strictObject({
+    type: z.literal('WithdrawSave'),
+    at: instant,
+    saveId: z.string().min(1).max(256),
+    /** The target whose save it is; absent in commands sent before saves were per target. */
+    target: name.optional(),
+  }),
   z.strictObject({
     type: z.literal('ApplySnapshot'),
     at: instant,

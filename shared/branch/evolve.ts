@@ -1,6 +1,6 @@
 import type { BranchFact } from './facts';
 import type { Deadline, SaveRecord } from './model';
-import { type BranchState, deadlineKey, type PublicationState } from './state';
+import { type BranchState, deadlineKey, type PublicationState, REFUSALS_KEPT, type Refusals } from './state';
 import {
   admitToWindow,
   appendWrite,
@@ -186,7 +186,15 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       return withPublication(state, publication);
     }
     case 'WriteRefused': {
-      const next = removeWrites(state, new Set([fact.writeId]));
+      const target = fact.target ?? '';
+      const known = state.refused ?? { counts: {}, recent: [] };
+      const refused: Refusals = {
+        counts: { ...known.counts, [target]: (known.counts[target] ?? 0) + 1 },
+        recent: [...known.recent, { writeId: fact.writeId, target, cause: fact.cause, at: fact.at }].slice(
+          -REFUSALS_KEPT,
+        ),
+      };
+      const next = { ...removeWrites(state, new Set([fact.writeId])), refused };
       const publication = pub.inFlight?.attempt === fact.attempt ? omit(pub, 'inFlight') : pub;
       return withPublication(next, {
         ...publication,

@@ -100,7 +100,10 @@ export type BranchFact =
       }
     >
   | Fact<'PublicationFailed', { attempt: string; cause: FailureCause; retryAt: string; delayMs: number }>
-  | Fact<'WriteRefused', { attempt: string; writeId: string; cause: string; saveIds: string[] }>
+  | Fact<
+      'WriteRefused',
+      { attempt: string; writeId: string; target?: string; cause: string; saveIds: string[] }
+    >
   | Fact<'RetryCleared', { reason: 'nothing-owed' }>
   | Fact<'ParentRecoveryOpened', { attempt: string; cause: string }>
   | Fact<'ParentProbePlanned', { probe: string; parentBranch: string | null }>

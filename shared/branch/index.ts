@@ -38,13 +38,21 @@ export {
   type TargetSettings,
   type WindowTiming,
 } from './settings';
-export { type BranchState, initialState, type PublicationState, usedBudgetBytes } from './state';
+export {
+  type BranchState,
+  initialState,
+  type PublicationState,
+  type RefusedWrite,
+  usedBudgetBytes,
+} from './state';
 export {
   type AdmissionDecision,
   admissionCheck,
   type Condition,
   type PublicationStatus,
   publicationStatus,
+  type RefusedWritesView,
+  refusedWrites,
   type SaveView,
   saveStatus,
   type WithdrawAnswer,

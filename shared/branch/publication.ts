@@ -70,6 +70,7 @@ export function recordPublicationResult(
           type: 'WriteRefused',
           attempt: inFlight.attempt,
           writeId: result.writeId,
+          target: decision.state.origins[write.by]?.target ?? '',
           cause: result.cause.message,
           saveIds: write.saveIds ?? [],
         });

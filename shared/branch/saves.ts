@@ -2,8 +2,44 @@ import type { CommandOf } from './commands';
 import { type Decision, nextWriteId, record, targetSettings } from './context';
 import { groupMessage, saveMessageOr } from './messages';
 import type { PendingWrite, SaveRecord } from './model';
+import type { BranchState } from './state';
 import { addMs, toMs } from './time';
 import { attachWaitingSave, closeWindow, saveMatchesWindow } from './windows';
+
+/**
+ * Save ids are per target. A save is kept under its id, or under `<target>/<id>` when that id is
+ * already kept for another target (save ids hold no `/`); states stored before saves were scoped keep
+ * every save under its id, and read the same way. A tombstone of a targeted withdrawal is kept under
+ * `<target>/<id>`; one under the bare id (an untargeted withdrawal, or an older state) holds for every target.
+ */
+export function scopedSaveKey(target: string, saveId: string): string {
+  return `${target}/${saveId}`;
+}
+
+/** The id a client knows a save by (its key without the target scope). */
+export function publicSaveId(key: string): string {
+  return key.slice(key.lastIndexOf('/') + 1);
+}
+
+/** The save `saveId` of `target`, whichever key it is kept under. */
+export function findSave(state: BranchState, target: string, saveId: string): SaveRecord | undefined {
+  const scoped = state.saves[scopedSaveKey(target, saveId)];
+  if (scoped) return scoped;
+  const bare = state.saves[saveId];
+  return bare?.target === target ? bare : undefined;
+}
+
+/** When `saveId` of `target` was withdrawn before it was registered, if it was. */
+export function tombstoneOf(state: BranchState, target: string, saveId: string): string | undefined {
+  return state.tombstones[scopedSaveKey(target, saveId)] ?? state.tombstones[saveId];
+}
+
+/** True when another target than `target` has a save `saveId`. */
+export function savedByAnotherTarget(state: BranchState, target: string, saveId: string): boolean {
+  return Object.values(state.saves).some(
+    (save) => save.target !== target && publicSaveId(save.id) === saveId,
+  );
+}
 
 /**
  * Registers a save first come, first served. A known id restarts nothing (a resolved one keeps its
@@ -11,11 +47,15 @@ import { attachWaitingSave, closeWindow, saveMatchesWindow } from './windows';
  */
 export function registerSave(decision: Decision, command: CommandOf<'RegisterSave'>): void {
   const state = decision.state;
-  if (state.saves[command.saveId] || state.tombstones[command.saveId] !== undefined) return;
+  if (
+    findSave(state, command.target, command.saveId) ||
+    tombstoneOf(state, command.target, command.saveId) !== undefined
+  )
+    return;
   const limits = state.limits;
   const attachTimeoutMs = command.attachTimeoutMs ?? limits.attachTimeoutMs;
   const save: SaveRecord = {
-    id: command.saveId,
+    id: state.saves[command.saveId] ? scopedSaveKey(command.target, command.saveId) : command.saveId,
     seq: state.counters.save + 1,
     target: command.target,
     author: command.author,
@@ -46,14 +86,25 @@ export function registerSave(decision: Decision, command: CommandOf<'RegisterSav
   }
 }
 
-/** Withdraws a save that is only waiting (or unknown: a tombstone); a held one keeps going. */
+/**
+ * Withdraws a save that is only waiting (or unknown: a tombstone); a held one keeps going. A
+ * withdrawal names its target: another target's save of the same id is not found, never withdrawn.
+ */
 export function withdrawSave(decision: Decision, command: CommandOf<'WithdrawSave'>): void {
-  const save = decision.state.saves[command.saveId];
+  const state = decision.state;
+  const { target, saveId } = command;
+  const save = target === undefined ? state.saves[saveId] : findSave(state, target, saveId);
   if (!save) {
-    if (decision.state.tombstones[command.saveId] !== undefined) return;
+    if (target === undefined) {
+      if (state.tombstones[saveId] !== undefined) return;
+    } else if (
+      tombstoneOf(state, target, saveId) !== undefined ||
+      savedByAnotherTarget(state, target, saveId)
+    )
+      return;
     record(decision, {
       type: 'SaveResolved',
-      saveId: command.saveId,
+      saveId: target === undefined ? saveId : scopedSaveKey(target, saveId),
       outcome: 'Withdrawn',
       reason: 'withdrawn-before-registration',
     });
@@ -134,7 +185,7 @@ export function forgetExpiredReceipts(decision: Decision): void {
   if (expired.length > 0) record(decision, { type: 'ReceiptsForgotten', saveIds: expired });
 }
 
-/** Records that a resolved save's outcome reached its CommitRequest. */
+/** Records that a resolved save's outcome reached its CommitRequest (`saveId` is the save's key). */
 export function recordProjection(decision: Decision, command: CommandOf<'RecordProjection'>): void {
   const save = decision.state.saves[command.saveId];
   if (save?.phase === 'Resolved' && save.projectedAt === undefined) {

@@ -33,6 +33,22 @@ export interface PublicationState {
   observation?: string;
 }
 
+/** A write set aside because it can never be published, as the target's status shows it. */
+export interface RefusedWrite {
+  writeId: string;
+  target: string;
+  cause: string;
+  at: string;
+}
+
+/** How many writes were refused per target, and the latest few (`REFUSALS_KEPT`). */
+export interface Refusals {
+  counts: Record<string, number>;
+  recent: RefusedWrite[];
+}
+
+export const REFUSALS_KEPT = 20;
+
 /** Counters that make every identifier deterministic. */
 export interface BranchCounters {
   window: number;
@@ -66,6 +82,8 @@ export interface BranchState {
   openSaves: number;
   publication: PublicationState;
   deadlines: Record<string, Deadline>;
+  /** Writes refused so far; absent until the first (and in states stored before refusals were kept). */
+  refused?: Refusals;
 }
 
 /** Where `BranchState.deadlines` keeps the deadline of `purpose` for `owner`: one per pair. */

@@ -1,5 +1,6 @@
 import type { SaveOutcome, SavePhase, SaveRecord, SaveRequestRef } from './model';
-import { type BranchState, usedBudgetBytes } from './state';
+import { findSave, publicSaveId, savedByAnotherTarget, tombstoneOf } from './saves';
+import { type BranchState, type RefusedWrite, usedBudgetBytes } from './state';
 import { storedDecidedAt } from './storage';
 import { toIso, toMs } from './time';
 import { windowCloseDue } from './windows';
@@ -112,6 +113,33 @@ export function publicationStatus(state: BranchState, at: string): PublicationSt
   return status;
 }
 
+/** The writes of `target` set aside because they can never be published: how many, and the latest. */
+export interface RefusedWritesView {
+  count: number;
+  recent: RefusedWrite[];
+  /** `WritesRefused` True once any write of the target was refused (it names the latest), else absent. */
+  condition?: Omit<Condition, 'type'> & { type: 'WritesRefused' };
+}
+
+/** The writes of `target` the branch refused, for the target's GET. */
+export function refusedWrites(state: BranchState, target: string): RefusedWritesView {
+  const count = state.refused?.counts[target] ?? 0;
+  const recent = (state.refused?.recent ?? []).filter((refused) => refused.target === target);
+  const latest = recent.at(-1);
+  if (count === 0 || !latest) return { count, recent };
+  return {
+    count,
+    recent,
+    condition: {
+      type: 'WritesRefused',
+      status: 'True',
+      reason: 'WriteRefused',
+      message: `${count} write(s) could never be published and were set aside; the latest, ${latest.writeId}: ${latest.cause}`,
+      lastTransitionTime: latest.at,
+    },
+  };
+}
+
 /** A save as `GET …/saves/{id}` shows it (the app adds the branch name). */
 export interface SaveView {
   id: string;
@@ -188,15 +216,23 @@ function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Con
   }
 }
 
-/** A save's status at `at`, or undefined when the branch does not know the id. */
-export function saveStatus(state: BranchState, saveId: string, at: string): SaveView | undefined {
-  const save = state.saves[saveId];
+/**
+ * A save's status at `at`, or undefined when the branch does not know the id. With `target`, `saveId`
+ * is the id the client knows, of that target's save only; without, the key the branch keeps it under.
+ */
+export function saveStatus(
+  state: BranchState,
+  saveId: string,
+  at: string,
+  target?: string,
+): SaveView | undefined {
+  const save = target === undefined ? state.saves[saveId] : findSave(state, target, saveId);
   if (!save) {
-    const withdrawnAt = state.tombstones[saveId];
+    const withdrawnAt = target === undefined ? state.tombstones[saveId] : tombstoneOf(state, target, saveId);
     if (withdrawnAt === undefined) return undefined;
     const message = 'the save was withdrawn before it was registered';
     return {
-      id: saveId,
+      id: publicSaveId(saveId),
       phase: 'Resolved',
       outcome: 'Withdrawn',
       conditions: [
@@ -208,7 +244,7 @@ export function saveStatus(state: BranchState, saveId: string, at: string): Save
     };
   }
   const view: SaveView = {
-    id: save.id,
+    id: publicSaveId(save.id),
     target: save.target,
     phase: save.phase,
     conditions: saveConditions(state, save, toMs(at)),
@@ -220,12 +256,17 @@ export function saveStatus(state: BranchState, saveId: string, at: string): Save
   return view;
 }
 
-/** What a withdrawal answers: `Withdrawn` when the save only waited (or is unknown), `held` while its work is owed. */
-export type WithdrawAnswer = { outcome: SaveOutcome } | { held: SavePhase };
+/**
+ * What a withdrawal answers: `Withdrawn` when the save only waited (or is unknown), `held` while its
+ * work is owed, `notFound` when the id is another target's save.
+ */
+export type WithdrawAnswer = { outcome: SaveOutcome } | { held: SavePhase } | { notFound: true };
 
-/** The answer of withdrawing `saveId` from this state (before the withdrawal, or after it was decided). */
-export function withdrawAnswer(state: BranchState, saveId: string): WithdrawAnswer {
-  const save = state.saves[saveId];
+/** The answer of withdrawing `saveId` (of `target`, when named) from this state, after the withdrawal was decided. */
+export function withdrawAnswer(state: BranchState, saveId: string, target?: string): WithdrawAnswer {
+  const save = target === undefined ? state.saves[saveId] : findSave(state, target, saveId);
+  if (!save && target !== undefined && tombstoneOf(state, target, saveId) === undefined)
+    return savedByAnotherTarget(state, target, saveId) ? { notFound: true } : { outcome: 'Withdrawn' };
   if (!save || save.phase === 'WaitingForWindow') return { outcome: 'Withdrawn' };
   if (save.phase === 'Resolved') return { outcome: save.outcome ?? 'Withdrawn' };
   return { held: save.phase };

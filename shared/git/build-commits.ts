@@ -26,6 +26,7 @@ export async function buildCommits({
   readTree,
   store,
   landed = new Map(),
+  maxObjectBytes = Number.POSITIVE_INFINITY,
 }: {
   base: string | null;
   baseTree: string | null;
@@ -33,6 +34,8 @@ export async function buildCommits({
   readTree: ReadTree;
   store: ObjectStore;
   landed?: ReadonlyMap<string, string>;
+  /** A file larger than this refuses its write: the remote would refuse the push, every time. */
+  maxObjectBytes?: number;
 }): Promise<BuiltCommits> {
   const editor = createTreeEditor({ rootTree: baseTree, readTree, store });
   const commits: Record<string, string | null> = {};
@@ -46,7 +49,7 @@ export async function buildCommits({
       continue;
     }
     try {
-      await applyWrite(editor, write);
+      await applyWrite(editor, write, maxObjectBytes);
     } catch (error) {
       if (error instanceof TreeConflict)
         return { kind: 'writeRefused', writeId: write.id, cause: error.message };
@@ -69,10 +72,22 @@ export async function buildCommits({
   return { kind: 'built', commits, head, created };
 }
 
-async function applyWrite(editor: TreeEditor, write: GitWrite): Promise<void> {
+async function applyWrite(editor: TreeEditor, write: GitWrite, maxObjectBytes: number): Promise<void> {
   const target = write.targetPath;
   if (target !== '.') segmentsOf(target, '.');
-  for (const operation of write.operations) await applyOperation(editor, operation, target);
+  for (const operation of write.operations) {
+    checkSizes(operation, maxObjectBytes);
+    await applyOperation(editor, operation, target);
+  }
+}
+
+function checkSizes(operation: GitOperation, maxObjectBytes: number): void {
+  const files = operation.op === 'put' ? [operation] : operation.op === 'snapshot' ? operation.files : [];
+  for (const file of files) {
+    const size = typeof file.content === 'string' ? Buffer.byteLength(file.content) : file.content.byteLength;
+    if (size > maxObjectBytes)
+      throw new TreeConflict(`file "${file.path}" is ${size} bytes, over the limit of ${maxObjectBytes}`);
+  }
 }
 
 function segmentsOf(path: string, inside: string): string[] {

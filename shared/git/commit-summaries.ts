@@ -4,8 +4,17 @@ import { WRITE_TRAILER } from './format-commit';
 
 const TRAILER = new RegExp(`^${WRITE_TRAILER}: (\\S+)\\s*$`, 'gm');
 
-/** What a history walk needs of a commit. */
-export type CommitSummary = { tree: string; parent: string | null; writeIds: string[] };
+/**
+ * What a history walk needs of a commit. `writeIds` come only from the message's final paragraph,
+ * the trailer block kubescribe appends: a trailer-like line anywhere else is text, not a claim.
+ */
+export type CommitSummary = {
+  tree: string;
+  parent: string | null;
+  writeIds: string[];
+  /** `name <email>` of the committer. */
+  committer: string;
+};
 
 /**
  * Commits never change, so their summaries are kept by SHA (the latest 4,096) across publications:
@@ -23,9 +32,19 @@ function keep(oid: string, summary: CommitSummary): void {
   }
 }
 
-function summaryOf(commit: { tree: string; parent: string | null; message: string }): CommitSummary {
-  const writeIds = [...commit.message.matchAll(TRAILER)].map((match) => match[1]!);
-  return { tree: commit.tree, parent: commit.parent, writeIds };
+function summaryOf(commit: {
+  tree: string;
+  parent: string | null;
+  message: string;
+  committer: string;
+}): CommitSummary {
+  const finalBlock =
+    commit.message
+      .replace(/\s+$/, '')
+      .split(/\n[ \t]*\n/)
+      .at(-1) ?? '';
+  const writeIds = [...finalBlock.matchAll(TRAILER)].map((match) => match[1]!);
+  return { tree: commit.tree, parent: commit.parent, writeIds, committer: commit.committer };
 }
 
 /**
@@ -36,8 +55,11 @@ export function rememberCommit(
   oid: string,
   commit: { tree: string; parent: string | null; bytes: Buffer },
 ): void {
-  const message = commit.bytes.toString('utf8', commit.bytes.indexOf('\n\n') + 2);
-  keep(oid, summaryOf({ tree: commit.tree, parent: commit.parent, message }));
+  const split = commit.bytes.indexOf('\n\n');
+  const message = commit.bytes.toString('utf8', split + 2);
+  const header = commit.bytes.toString('utf8', 0, split);
+  const committer = /^committer (.*?>) \d+ [+-]\d{4}$/m.exec(header)?.[1] ?? '';
+  keep(oid, summaryOf({ tree: commit.tree, parent: commit.parent, message, committer }));
 }
 
 /** A commit's tree, first parent and write ids; throws when the repository does not hold it. */
@@ -45,7 +67,12 @@ export async function readCommitSummary(gitdir: string, oid: string, cache: obje
   const known = summaries.get(oid);
   if (known) return known;
   const { commit } = await git.readCommit({ fs, gitdir, oid, cache });
-  const summary = summaryOf({ tree: commit.tree, parent: commit.parent[0] ?? null, message: commit.message });
+  const summary = summaryOf({
+    tree: commit.tree,
+    parent: commit.parent[0] ?? null,
+    message: commit.message,
+    committer: `${commit.committer.name} <${commit.committer.email}>`,
+  });
   keep(oid, summary);
   return summary;
 }

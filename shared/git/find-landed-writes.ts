@@ -2,8 +2,9 @@ import { type CommitSummary, readCommitSummary } from './commit-summaries';
 
 /**
  * Walks the first-parent history from `head` (at most `depth` commits, stopping at the shallow
- * boundary) and returns which of `writeIds` already have a commit there, by their
- * `Kubescribe-Write:` trailer. This is how a lost reply, or a publication whose result was never
+ * boundary) and returns which of `writeIds` already have a commit there, by the
+ * `Kubescribe-Write:` trailer in the final trailer block of a commit kubescribe made (its committer
+ * is `committer`): a trailer anyone else wrote, or one inside a message, never settles a write. This is how a lost reply, or a publication whose result was never
  * recorded, is settled without a duplicate commit.
  */
 export async function findLandedWrites({
@@ -12,12 +13,15 @@ export async function findLandedWrites({
   writeIds,
   depth,
   cache,
+  committer,
 }: {
   gitdir: string;
   head: string | null;
   writeIds: readonly string[];
   depth: number;
   cache: object;
+  /** `name <email>` of the configured committer. */
+  committer: string;
 }): Promise<Map<string, string>> {
   const wanted = new Set(writeIds);
   const landed = new Map<string, string>();
@@ -29,9 +33,10 @@ export async function findLandedWrites({
     } catch {
       break; // the shallow boundary: older history is not needed
     }
-    for (const id of commit.writeIds) {
-      if (wanted.has(id) && !landed.has(id)) landed.set(id, oid);
-    }
+    if (commit.committer === committer)
+      for (const id of commit.writeIds) {
+        if (wanted.has(id) && !landed.has(id)) landed.set(id, oid);
+      }
     oid = commit.parent;
   }
   return landed;

@@ -11,6 +11,18 @@ function signature({ name, email, timestamp, timezoneOffset }: GitIdentity): str
   return `${name} <${email}> ${timestamp} ${zone}`;
 }
 
+// A line of the message that reads as one of our trailers is quoted, so no message, username or
+// revision can claim a write (settlement reads only the final trailer block, which is ours).
+const TRAILER_LIKE = /^(\s*kubescribe-[a-z-]*\s*:)/i;
+
+/** The message with every line that looks like a kubescribe trailer quoted. */
+export function neutraliseTrailers(message: string): string {
+  return message
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.replace(TRAILER_LIKE, '(quoted) $1'))
+    .join('\n');
+}
+
 /**
  * The raw bytes of a commit object carrying the write's message plus a `Kubescribe-Write: <id>`
  * trailer. Deterministic: the same write on the same parent gives the same SHA.
@@ -30,7 +42,7 @@ export function formatCommit({
   message: string;
   writeId: string;
 }): Buffer {
-  const body = `${message.replace(/\s+$/, '')}\n\n${WRITE_TRAILER}: ${writeId}\n`;
+  const body = `${neutraliseTrailers(message).replace(/\s+$/, '')}\n\n${WRITE_TRAILER}: ${writeId}\n`;
   const head = [`tree ${tree}`];
   if (parent) head.push(`parent ${parent}`);
   head.push(`author ${signature(author)}`, `committer ${signature(committer)}`);

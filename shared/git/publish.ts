@@ -15,6 +15,7 @@ import {
   type Clock,
   GitRemoteSchema,
   type GitStep,
+  type GitWrite,
   GitWriteSchema,
   type PublishResult,
   systemClock,
@@ -25,12 +26,19 @@ const PublishInputSchema = z
     remote: GitRemoteSchema,
     branch: BranchNameSchema,
     parentBranch: BranchNameSchema.optional(),
-    writes: z.array(GitWriteSchema).min(1),
+    // each write is checked on its own below: one that can never be published is refused, not thrown
+    writes: z.array(z.looseObject({ id: GitWriteSchema.shape.id })).min(1),
     cacheDir: z.string().min(1),
     callTimeoutMs: z.number().int().positive().default(120_000),
     publishTimeoutMs: z.number().int().positive().default(300_000),
     maxAttempts: z.number().int().min(1).max(10).default(3),
     historyDepth: z.number().int().min(1).max(1000).default(50),
+    /** A file larger than this is refused (GitHub's hard limit: 100 MiB). */
+    maxObjectBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(100 * 1024 * 1024),
   })
   .strict()
   .refine(
@@ -40,6 +48,26 @@ const PublishInputSchema = z
 
 /** What `publish` takes: see docs/git-executor.md. `clock` and `signal` are effects, not data. */
 export type PublishInput = z.input<typeof PublishInputSchema> & { clock?: Clock; signal?: AbortSignal };
+
+/**
+ * Each write against the executor's contract; the first that breaks it (an identity Git refuses, an
+ * empty message, a malformed operation) is refused by its id, so it is set aside instead of failing
+ * every publication after it.
+ */
+function checkWrites(
+  writes: readonly { id: string }[],
+): { writes: GitWrite[] } | { writeRefused: Extract<PublishResult, { kind: 'writeRefused' }> } {
+  const valid: GitWrite[] = [];
+  for (const write of writes) {
+    const parsed = GitWriteSchema.safeParse(write);
+    if (!parsed.success) {
+      const cause = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      return { writeRefused: { kind: 'writeRefused', writeId: write.id, cause } };
+    }
+    valid.push(parsed.data);
+  }
+  return { writes: valid };
+}
 
 /** Where the writes start: the branch's tip, else its parent's (or the default branch's), else nothing. */
 type Start =
@@ -85,7 +113,9 @@ export async function publish({
       issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
     });
   }
-  const options = parsed.data;
+  const checked = checkWrites(parsed.data.writes);
+  if ('writeRefused' in checked) return checked.writeRefused;
+  const options = { ...parsed.data, writes: checked.writes };
   const total = new AbortController();
   const timer = clock.setTimeout(
     () => total.abort(new GitStepTimedOut({ step: 'publication', afterMs: options.publishTimeoutMs })),
@@ -135,7 +165,9 @@ async function publishAttempts({
   historyDepth,
   progress,
   deadline,
-}: z.output<typeof PublishInputSchema> & {
+  maxObjectBytes,
+}: Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
+  writes: GitWrite[];
   session: RemoteSession;
   progress: { step: GitStep };
   /** Fires when the whole publication is out of time or cancelled. */
@@ -169,7 +201,14 @@ async function publishAttempts({
     const cache = {};
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
     const landed = branchExists
-      ? await findLandedWrites({ gitdir, head: base, writeIds: ids, depth: historyDepth, cache })
+      ? await findLandedWrites({
+          gitdir,
+          head: base,
+          writeIds: ids,
+          depth: historyDepth,
+          cache,
+          committer: `${writes[0]!.committer.name} <${writes[0]!.committer.email}>`,
+        })
       : new Map<string, string>();
     const store = createObjectStore();
     const baseTree = base ? (await readCommitSummary(gitdir, base, cache)).tree : null;
@@ -179,6 +218,7 @@ async function publishAttempts({
       writes,
       landed,
       store,
+      maxObjectBytes,
       readTree: async (oid) => (await git.readTree({ fs, gitdir, oid, cache })).tree,
     });
     if (built.kind === 'writeRefused') return built;

@@ -14,8 +14,10 @@ export interface GitIdentity {
 const DISPLAY_NAME_CLAIM = 'kubescribe.dev/claims/display-name';
 const EMAIL_CLAIM = 'kubescribe.dev/claims/email';
 const EMAIL = /^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$/;
-// A display name goes into a commit header between the name and `<email>`: these would break it.
+// A name goes into a commit header between `author ` and `<email>`: these would break it (every one
+// of them must go: Git refuses the whole commit for a single one left).
 const UNSAFE_IN_NAME = /[<>\p{Cc}]/u;
+const UNSAFE_IN_NAME_ALL = /[<>\p{Cc}]/gu;
 
 /**
  * The Git author for a Kubernetes user, as the original operator chose it: the OIDC display name
@@ -27,12 +29,17 @@ export function commitAuthor(user: KubernetesUser | undefined, committer: GitIde
   if (!username) return committer;
   const displayName = user?.extra?.[DISPLAY_NAME_CLAIM]?.[0]?.trim();
   const claimedEmail = user?.extra?.[EMAIL_CLAIM]?.[0]?.trim();
-  const name =
-    displayName && !UNSAFE_IN_NAME.test(displayName) ? displayName : username.replace(UNSAFE_IN_NAME, '');
+  const name = displayName && !UNSAFE_IN_NAME.test(displayName) ? displayName : cleanName(username);
   return {
     name,
     email: claimedEmail && EMAIL.test(claimedEmail) ? claimedEmail : constructedEmail(username),
   };
+}
+
+/** The name without what breaks a commit header, spaces collapsed; never empty. */
+function cleanName(username: string): string {
+  const clean = username.replace(UNSAFE_IN_NAME_ALL, ' ').replace(/\s+/g, ' ').trim();
+  return clean || 'unknown-user';
 }
 
 function constructedEmail(username: string): string {

@@ -79,25 +79,34 @@ export async function toGitWrites({
   return result;
 }
 
+// The canonical layout (shared/resources/canonical-path.ts) as patterns over path segments: a sweep
+// deletes only files of that shape, never README.md, .github/, .sops.yaml or anything else beside them.
+const LABEL = '[a-z0-9](?:[-a-z0-9]*[a-z0-9])?';
+const NAMESPACE = `(?:_cluster|${LABEL})`;
+const GROUP = `${LABEL}(?:\\.${LABEL})*`;
+const ANY_TYPE = `(?:${GROUP}/)?${LABEL}`;
+// a DNS subdomain, or an RBAC name with colons
+const FILE = '[A-Za-z0-9](?:[A-Za-z0-9:._@-]*[A-Za-z0-9])?\\.yaml';
+
 /**
- * Where a snapshot's sweep may delete: the deepest folder its scope names, and, when the scope
- * names a resource or group but no namespace, the pattern of paths inside that folder it covers
- * (`{namespace|_cluster}/{group}/{resource}/{name}.yaml`, core group omitted).
+ * Where a snapshot's sweep may delete: the deepest folder its scope names, and the pattern of the
+ * canonical paths inside that folder it covers
+ * (`{namespace|_cluster}/{group}/{resource}/{name}.yaml`, core group omitted): nothing else a
+ * repository holds is ever swept, even by an empty snapshot of a root target.
  */
-export function snapshotSweep(targetPath: string, scope: SnapshotScope): { scope: string; match?: string } {
+export function snapshotSweep(targetPath: string, scope: SnapshotScope): { scope: string; match: string } {
   const root = targetPath === '.' ? [] : [targetPath];
   const typeSegments = [...(scope.group ? [scope.group] : []), ...(scope.resource ? [scope.resource] : [])];
-  if (scope.namespace !== undefined) {
-    const folder = [...root, scope.namespace, ...(scope.resource ? typeSegments : [])].join('/') || '.';
-    if (scope.resource || !scope.group) return { scope: folder };
-    return { scope: folder, match: `^${escapeRegExp(scope.group)}/[^/]+/[^/]+\\.yaml$` };
-  }
-  const folder = root.join('/') || '.';
-  if (typeSegments.length === 0) return { scope: folder };
   const type = scope.resource
     ? typeSegments.map(escapeRegExp).join('/')
-    : `${escapeRegExp(scope.group ?? '')}/[^/]+`;
-  return { scope: folder, match: `^[^/]+/${type}/[^/]+\\.yaml$` };
+    : scope.group
+      ? `${escapeRegExp(scope.group)}/${LABEL}`
+      : ANY_TYPE;
+  if (scope.namespace !== undefined) {
+    const folder = [...root, scope.namespace, ...(scope.resource ? typeSegments : [])].join('/') || '.';
+    return { scope: folder, match: scope.resource ? `^${FILE}$` : `^${type}/${FILE}$` };
+  }
+  return { scope: root.join('/') || '.', match: `^${NAMESPACE}/${type}/${FILE}$` };
 }
 
 function escapeRegExp(segment: string): string {

@@ -26,9 +26,12 @@ export async function runPublish(
   {
     env,
     readBranch,
+    warn = () => {},
   }: {
     env: Record<string, string | undefined>;
     readBranch: (branchKey: string) => Promise<BranchEntityState | undefined>;
+    /** Where a refused write is logged: it is set aside, so an operator must be able to see why. */
+    warn?: (message: string) => void;
   },
 ): Promise<PublicationResult> {
   const input: PublishInput = publishInputSchema.parse(rawInput);
@@ -59,5 +62,9 @@ export async function runPublish(
     callTimeoutMs: limits.gitCallTimeoutMs,
     publishTimeoutMs: limits.publishTimeoutMs,
   });
+  if (result.kind === 'writeRefused')
+    warn(
+      `branch ${input.branch}: write ${result.writeId} can never be published and is set aside: ${result.cause}`,
+    );
   return toPublicationResult(result);
 }

@@ -131,7 +131,8 @@ export function runBranchOperation(
     case 'withdraw': {
       const { command, saveId } = valid as z.output<(typeof branchOperationSchemas)['withdraw']>;
       const next = applyAll(state, [command]);
-      return { state: next, answer: { ok: true, withdraw: withdrawAnswer(next.branch, saveId) } };
+      const target = command.type === 'WithdrawSave' ? command.target : undefined;
+      return { state: next, answer: { ok: true, withdraw: withdrawAnswer(next.branch, saveId, target) } };
     }
     case 'snapshot-part': {
       const part = valid as z.output<(typeof branchOperationSchemas)['snapshot-part']>;

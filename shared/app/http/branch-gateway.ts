@@ -11,7 +11,7 @@ export interface BranchGateway {
   read(branchKey: string): Promise<BranchEntityState | undefined>;
   signal(branchKey: string, operation: BranchOperationName, input: unknown): Promise<void>;
   ensureDriver(input: DriverInput): Promise<void>;
-  withdraw(input: { branchKey: string; saveId: string; at: string }): Promise<WithdrawAnswer>;
+  withdraw(input: { branchKey: string; saveId: string; at: string; target: string }): Promise<WithdrawAnswer>;
 }
 
 /**

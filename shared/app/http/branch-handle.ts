@@ -66,6 +66,6 @@ export function branchHandle(
     signal: (operation, input) => gateway.signal(branchKey, operation, input),
     wake: () =>
       gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.config.branch }),
-    withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at }),
+    withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at, target: target.config.name }),
   };
 }

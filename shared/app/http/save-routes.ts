@@ -37,13 +37,8 @@ export async function getSave({ runtime, gateway }: Deps, request: RouteRequest)
   const target = accessTarget(runtime, request);
   const id = idParam(request, saveIdSchema, 'save');
   const state = await branchHandle(runtime, gateway, target).read();
-  const view = state ? saveStatus(state.branch, id, request.at) : undefined;
-  if (!view || (view.target !== undefined && view.target !== target.config.name)) {
-    throw new ApiError(
-      'save-not-found',
-      `Branch "${target.config.branch}" knows no save "${id}" of target "${target.config.name}".`,
-    );
-  }
+  const view = state ? saveStatus(state.branch, id, request.at, target.config.name) : undefined;
+  if (!view) throw saveNotFound(target.config.branch, target.config.name, id);
   return { status: 200, body: { ...view, target: target.config.name, branch: target.config.branch } };
 }
 
@@ -52,6 +47,7 @@ export async function deleteSave({ runtime, gateway }: Deps, request: RouteReque
   const target = accessTarget(runtime, request);
   const id = idParam(request, saveIdSchema, 'save');
   const answer = await branchHandle(runtime, gateway, target).withdraw(id, request.at);
+  if ('notFound' in answer) throw saveNotFound(target.config.branch, target.config.name, id);
   if ('held' in answer) {
     throw new ApiError(
       'save-held',
@@ -67,4 +63,8 @@ export async function deleteSave({ runtime, gateway }: Deps, request: RouteReque
     });
   }
   return { status: 200, body: { outcome: 'Withdrawn' } };
+}
+
+function saveNotFound(branch: string, target: string, id: string): ApiError {
+  return new ApiError('save-not-found', `Branch "${branch}" knows no save "${id}" of target "${target}".`);
 }

@@ -1,5 +1,5 @@
 import type { ApiResponse } from '../../api/errors';
-import { publicationStatus } from '../../branch';
+import { publicationStatus, refusedWrites } from '../../branch';
 import type { AppRuntime } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { branchHandle } from './branch-handle';
@@ -16,6 +16,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
   const target = accessTarget(runtime, request);
   const state = await branchHandle(runtime, gateway, target).read();
   const status = state ? publicationStatus(state.branch, request.at) : undefined;
+  const refused = state ? refusedWrites(state.branch, target.config.name) : { count: 0, recent: [] };
   return {
     status: 200,
     body: {
@@ -23,7 +24,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       repository: target.branch.repository,
       branch: target.config.branch,
       path: target.config.path,
-      conditions: status?.conditions ?? [],
+      conditions: [...(status?.conditions ?? []), ...(refused.condition ? [refused.condition] : [])],
       publication: {
         pendingWrites: status?.pendingWrites ?? 0,
         pendingBytes: status?.pendingBytes ?? 0,
@@ -35,6 +36,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
         lastPush: status?.lastPush ?? null,
       },
       window: status?.window ?? { open: false, changes: 0 },
+      refusedWrites: { count: refused.count, recent: refused.recent },
     },
   };
 }

@@ -230,6 +230,101 @@ describe('publishing pending writes over smart HTTP', () => {
     expect(await logOf(gitdir)).toEqual(before);
   });
 
+  it.each([
+    ['an author name Git refuses', { author: { name: 'Jane <jane@example.com>' } }, 'author.name'],
+    ['an email with a line break', { author: { email: 'jane@example.com\nx' } }, 'author.email'],
+    ['an empty message', { message: '' }, 'message'],
+  ])(
+    'refuses a write with %s by its id instead of throwing, and publishes nothing',
+    async (_, odd, field) => {
+      const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+      const before = await logOf(gitdir);
+      const fine = aWrite({ id: 'fine', files: { 'x.yaml': 'x\n' } });
+      const base = aWrite({ id: 'odd', files: { 'y.yaml': 'y\n' } });
+      const write = { ...base, ...odd, author: { ...base.author, ...('author' in odd ? odd.author : {}) } };
+
+      const result = await publish({
+        remote: { kind: 'http', url },
+        branch: 'main',
+        writes: [fine, write],
+        cacheDir: await world.cacheDir(),
+      });
+
+      expect(result).toEqual({ kind: 'writeRefused', writeId: 'odd', cause: expect.stringContaining(field) });
+      expect(await logOf(gitdir)).toEqual(before);
+    },
+  );
+
+  it('refuses a write with a file over the object size limit', async () => {
+    const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ id: 'big', files: { 'big.yaml': 'x'.repeat(2048) } })],
+      cacheDir: await world.cacheDir(),
+      maxObjectBytes: 1024,
+    });
+
+    expect(result).toEqual({
+      kind: 'writeRefused',
+      writeId: 'big',
+      cause: 'file "big.yaml" is 2048 bytes, over the limit of 1024',
+    });
+  });
+
+  it('lets no message forge a write trailer: the forged write is still committed', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    const forging = aWrite({
+      id: 'forging',
+      files: { 'b.yaml': 'b\n' },
+      message: 'harmless\n\nKubescribe-Write: w-victim\r\nKubescribe-Write: w-victim',
+    });
+    await publish({ remote: { kind: 'http', url }, branch: 'main', writes: [forging], cacheDir });
+    const raw = await runGit({ args: ['--git-dir', gitdir, 'cat-file', 'commit', 'main'] });
+    expect(raw).toMatch(
+      /\n\(quoted\) Kubescribe-Write: w-victim\n\(quoted\) Kubescribe-Write: w-victim\n\nKubescribe-Write: forging$/,
+    );
+
+    const victim = aWrite({ id: 'w-victim', files: { 'c.yaml': 'c\n' } });
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [victim],
+      cacheDir,
+    });
+
+    expect(result).toMatchObject({ kind: 'published', settledByRemoteEvidence: false });
+    expect(await showFile(gitdir, 'main', 'c.yaml')).toBe('c');
+  });
+
+  it('settles a write only by a trailer of a commit kubescribe made, never another committer', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const forged = await runGit({
+      args: [
+        '--git-dir',
+        gitdir,
+        'commit-tree',
+        'main^{tree}',
+        '-p',
+        'main',
+        '-m',
+        'x\n\nKubescribe-Write: w-next',
+      ],
+    });
+    await runGit({ args: ['--git-dir', gitdir, 'update-ref', 'refs/heads/main', forged] });
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ id: 'w-next', files: { 'n.yaml': 'n\n' } })],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toMatchObject({ kind: 'published', settledByRemoteEvidence: false });
+    expect(await showFile(gitdir, 'main', 'n.yaml')).toBe('n');
+  });
+
   it('refuses a put through an existing file', async () => {
     const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
     const write = aWrite({ id: 'through', files: { 'a.yaml/b.yaml': 'b\n' } });

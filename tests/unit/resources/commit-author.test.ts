@@ -42,3 +42,17 @@ describe('the commit author of a Kubernetes user', () => {
     expect(commitAuthor({ username: '::' }, committer).email).toBe('unknown-user@noreply.cluster.local');
   });
 });
+
+describe('a username that would break a commit header', () => {
+  it.each([
+    ['Jane <jane@example.com>', 'Jane jane@example.com'],
+    ['<<a>>', 'a'],
+    ['x\n\ny\r\u0000z', 'x y z'],
+    ['<>', 'unknown-user'],
+  ])('%j loses every <, > and control character', (username, name) => {
+    const author = commitAuthor({ username }, committer);
+    expect(author.name).toBe(name);
+    expect(author.name).not.toMatch(/[<>\p{Cc}]/u);
+    expect(author.email).toMatch(/^[^<>\s]+@[^<>\s]+$/);
+  });
+});

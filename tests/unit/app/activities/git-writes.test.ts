@@ -109,8 +109,7 @@ describe('pending writes as Git writes', () => {
     expect(gitWrite?.operations).toEqual([
       {
         op: 'snapshot',
-        scope: 'clusters/prod',
-        match: '^[^/]+/apps/deployments/[^/]+\\.yaml$',
+        ...snapshotSweep('clusters/prod', { group: 'apps', resource: 'deployments' }),
         files: [{ path: 'clusters/prod/shop/apps/deployments/web.yaml', content: 'kind: Deployment\n' }],
         prune: 'Always',
       },
@@ -130,26 +129,49 @@ describe('pending writes as Git writes', () => {
 });
 
 describe('the sweep of a snapshot scope', () => {
-  it.each([
-    [{}, { scope: 'clusters/prod' }],
-    [{ namespace: 'shop' }, { scope: 'clusters/prod/shop' }],
-    [
-      { namespace: 'shop', group: 'apps', resource: 'deployments' },
-      { scope: 'clusters/prod/shop/apps/deployments' },
-    ],
-    [{ namespace: 'shop', group: '', resource: 'configmaps' }, { scope: 'clusters/prod/shop/configmaps' }],
-    [
-      { group: '', resource: 'configmaps' },
-      { scope: 'clusters/prod', match: '^[^/]+/configmaps/[^/]+\\.yaml$' },
-    ],
-    [{ group: 'apps' }, { scope: 'clusters/prod', match: '^[^/]+/apps/[^/]+/[^/]+\\.yaml$' }],
-  ])('covers %j as %j', (scope, expected) => {
-    expect(snapshotSweep('clusters/prod', scope)).toEqual(expected);
+  const covered = (targetPath: string, scope: object, paths: string[]) => {
+    const sweep = snapshotSweep(targetPath, scope);
+    const inside = sweep.scope === '.' ? '' : `${sweep.scope}/`;
+    return paths.filter(
+      (path) => path.startsWith(inside) && new RegExp(sweep.match).test(path.slice(inside.length)),
+    );
+  };
+  const repository = [
+    'README.md',
+    '.sops.yaml',
+    '.github/workflows/ci.yaml',
+    'shop/apps/deployments/web.yaml',
+    'shop/configmaps/settings.yaml',
+    'shop/notes.txt',
+    'shop/configmaps/.keep',
+    'other/configmaps/x.yaml',
+    '_cluster/rbac.authorization.k8s.io/clusterroles/system:auth.yaml',
+    '_cluster/namespaces/shop.yaml',
+  ];
+  const canonical = repository.filter(
+    (path) => /^(shop|other|_cluster)\/.*\.yaml$/.test(path) && !path.includes('/.'),
+  );
+
+  it('covers only canonical resource files, whatever a root target holds beside them', () => {
+    expect(covered('.', {}, repository)).toEqual(canonical);
   });
 
-  it('starts at the repository root for a root target', () => {
-    expect(snapshotSweep('.', {})).toEqual({ scope: '.' });
-    expect(snapshotSweep('.', { namespace: 'shop' })).toEqual({ scope: 'shop' });
+  it.each([
+    [{ namespace: 'shop' }, ['shop/apps/deployments/web.yaml', 'shop/configmaps/settings.yaml']],
+    [{ namespace: 'shop', group: '', resource: 'configmaps' }, ['shop/configmaps/settings.yaml']],
+    [{ namespace: 'shop', group: 'apps', resource: 'deployments' }, ['shop/apps/deployments/web.yaml']],
+    [{ group: '', resource: 'configmaps' }, ['shop/configmaps/settings.yaml', 'other/configmaps/x.yaml']],
+    [{ group: 'apps' }, ['shop/apps/deployments/web.yaml']],
+    [
+      { group: 'rbac.authorization.k8s.io' },
+      ['_cluster/rbac.authorization.k8s.io/clusterroles/system:auth.yaml'],
+    ],
+  ])('covers, for scope %j, exactly %j', (scope, expected) => {
+    expect(covered('.', scope, repository)).toEqual(expected);
+    const prefixed = repository.map((path) => `clusters/prod/${path}`);
+    expect(covered('clusters/prod', scope, prefixed)).toEqual(
+      expected.map((path) => `clusters/prod/${path}`),
+    );
   });
 });
 
