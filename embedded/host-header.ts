@@ -10,7 +10,9 @@ export function hostHeaderProblem(
   allowed: (hostname: string) => boolean,
 ): { status: 400 | 421; message: string } | undefined {
   const found = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?$/.exec(header ?? '');
-  if (!found) return { status: 400, message: 'The Host header is missing or is not a host name.' };
+  // A port past 65535 passes the pattern but breaks every URL built from the header.
+  if (!found || Number(found[2]?.slice(1) ?? 0) > 65_535)
+    return { status: 400, message: 'The Host header is missing or is not a host name.' };
   const hostname = found[1]!.toLowerCase();
   if (!allowed(hostname)) {
     return { status: 421, message: 'This server does not answer to the host name the request names.' };

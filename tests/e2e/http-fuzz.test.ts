@@ -7,6 +7,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 });
 
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -61,6 +62,7 @@ const CONTRACT_STATUSES = new Set<number>(Object.values(API_ERRORS).map((error) 
 const ERROR_STATUS: Record<string, number> = {
   ...Object.fromEntries(Object.entries(API_ERRORS).map(([code, error]) => [code, error.status])),
   'not-found': 404,
+  'misdirected-request': 421,
 };
 
 /** Printable ASCII: what an HTTP client can put in a header value. */
@@ -187,6 +189,10 @@ const oddSegments = fc.constantFrom(
   '~',
   'CON',
   'a'.repeat(300),
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  'a%2',
 );
 const pathSegment = fc.oneof(knownSegments, knownSegments, encodedSegments, oddSegments);
 
@@ -286,6 +292,37 @@ describe('generated requests against the real HTTP layer', () => {
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     expect((await app.http('GET', '/api/healthz')).status).toBe(200);
+  });
+
+  it('answers odd Host headers with 400 or 421 and a body naming the error, never 5xx', async () => {
+    const hostHeader = fc.oneof(
+      fc.constantFrom('evil.example.com', 'localhost:notaport', '[::1', '127.0.0.1:99999', 'a b', '', '..'),
+      headerText,
+    );
+    await fc.assert(
+      fc.asyncProperty(hostHeader, async (value) => {
+        const status = await new Promise<number>((resolve, reject) => {
+          const url = new URL(`${app.host.url}/api/v1/targets/prod`);
+          const req = request(
+            {
+              host: url.hostname,
+              port: url.port,
+              path: url.pathname,
+              headers: { host: value },
+              setHost: false,
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+        expect([200, 400, 401, 421]).toContain(status);
+      }),
+      { numRuns: 40, seed: SEED, endOnFailure: true },
+    );
   });
 
   it('then publishes an ordinary change', async () => {
