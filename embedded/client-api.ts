@@ -35,8 +35,11 @@ export function clientApi(host: HostContext) {
       .listInstances(f.createdTimeFrom ?? 0, f.createdTimeTo ?? Number.MAX_SAFE_INTEGER)
       .filter((i) => !f.runtimeStatus?.length || f.runtimeStatus.includes(i.status));
   return {
-    /** Starts an orchestration; refuses (InstanceExistsError) if the id is taken by a running instance. */
-    startNew(name: string, options: { instanceId?: string; input?: unknown } = {}): string {
+    /**
+     * Starts an orchestration, stamped with `version` (default: host.json's `defaultVersion`);
+     * refuses (InstanceExistsError) if the id is taken by a running instance.
+     */
+    startNew(name: string, options: { instanceId?: string; input?: unknown; version?: string } = {}): string {
       const fn = host.findFunction(name, 'orchestrationTrigger');
       if (!fn) throw new UnknownFunctionError(`No orchestrator function named '${name}' is registered.`);
       host.engine.checkPayload('message', `the input of '${fn.name}'`, JSON.stringify(options.input ?? null));
@@ -47,6 +50,7 @@ export function clientApi(host: HostContext) {
             instanceId: options.instanceId,
             name: fn.name,
             input: options.input,
+            version: options.version ?? host.versioning.defaultVersion,
           }),
         );
       } catch (e) {

@@ -92,9 +92,15 @@ export function createDispatcher(
       running.add(target);
       if (isEntity) entitiesRunning++;
       else orchestrationsRunning++;
-      const work = isEntity ? runEntityBatch(ctx, target, limits.maxEntityBatch) : runEpisode(ctx, target);
+      const work: Promise<unknown> = isEntity
+        ? runEntityBatch(ctx, target, limits.maxEntityBatch)
+        : runEpisode(ctx, target);
       let failed = false;
+      let rejected = false;
       work
+        .then((result) => {
+          rejected = result === 'rejected';
+        })
         .catch((e: unknown) => {
           failure = e;
           failed = true;
@@ -108,9 +114,10 @@ export function createDispatcher(
           if (isEntity) entitiesRunning--;
           else orchestrationsRunning--;
           // More messages may have arrived (or been left by a batch limit): look again; after an
-          // unexpected failure, only after a pause, so a poison message cannot spin the host.
+          // unexpected failure, only after a pause, so a poison message cannot spin the host. Work
+          // refused for its version waits for the next message or the next start.
           if (failed) setTimeout(() => ctx.wake([target]), RETRY_AFTER_FAILURE_MS).unref();
-          else if (!host.stopping() && host.store.peek(target, 1).length > 0) ready.add(target);
+          else if (!rejected && !host.stopping() && host.store.peek(target, 1).length > 0) ready.add(target);
           settle();
         });
     }

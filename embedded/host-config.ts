@@ -1,11 +1,20 @@
 /**
  * The parts of host.json the embedded host honours: the task hub name (with `%VAR%` taken from the
- * environment), the durable concurrency limits, the entity batch size and `functionTimeout`.
+ * environment), the durable concurrency limits, the entity batch size, orchestration versioning
+ * and `functionTimeout`.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const positive = z.number().int().positive();
+
+/** Which instances a worker runs, by their version against `defaultVersion` (the extension's names). */
+export const VERSION_MATCH_STRATEGIES = ['None', 'Strict', 'CurrentOrOlder'] as const;
+/** What happens to an instance a worker does not run: its work waits (Reject) or it fails (Fail). */
+export const VERSION_FAILURE_STRATEGIES = ['Reject', 'Fail'] as const;
+export type VersionMatchStrategy = (typeof VERSION_MATCH_STRATEGIES)[number];
+export type VersionFailureStrategy = (typeof VERSION_FAILURE_STRATEGIES)[number];
+
 const hostJsonSchema = z.object({
   functionTimeout: z
     .string()
@@ -20,6 +29,9 @@ const hostJsonSchema = z.object({
           maxConcurrentOrchestratorFunctions: positive.optional(),
           maxConcurrentEntityFunctions: positive.optional(),
           maxEntityOperationBatchSize: positive.optional(),
+          defaultVersion: z.string().optional(),
+          versionMatchStrategy: z.enum(VERSION_MATCH_STRATEGIES).optional(),
+          versionFailureStrategy: z.enum(VERSION_FAILURE_STRATEGIES).optional(),
         })
         .loose()
         .optional(),
@@ -36,6 +48,10 @@ export interface HostSettings {
   maxConcurrentEntities: number;
   maxEntityBatch: number;
   activityTimeoutMs: number;
+  /** The version new instances get ('' = none). */
+  defaultVersion: string;
+  versionMatchStrategy: VersionMatchStrategy;
+  versionFailureStrategy: VersionFailureStrategy;
 }
 
 /** Defaults of a Premium/Dedicated plan (the documented values), 30 min function timeout. */
@@ -46,6 +62,9 @@ export const DEFAULT_SETTINGS: HostSettings = {
   maxConcurrentEntities: 10,
   maxEntityBatch: 5000,
   activityTimeoutMs: 30 * 60_000,
+  defaultVersion: '',
+  versionMatchStrategy: 'None',
+  versionFailureStrategy: 'Reject',
 };
 
 /** A host.json that is not valid; the message names the field. */
@@ -84,6 +103,9 @@ export function parseHostSettings(json: unknown, env: NodeJS.ProcessEnv = proces
     activityTimeoutMs: parsed.data.functionTimeout
       ? timeSpanMs(parsed.data.functionTimeout)
       : DEFAULT_SETTINGS.activityTimeoutMs,
+    defaultVersion: dt.defaultVersion ?? DEFAULT_SETTINGS.defaultVersion,
+    versionMatchStrategy: dt.versionMatchStrategy ?? DEFAULT_SETTINGS.versionMatchStrategy,
+    versionFailureStrategy: dt.versionFailureStrategy ?? DEFAULT_SETTINGS.versionFailureStrategy,
   };
 }
 

@@ -5,6 +5,7 @@ import type { RegisteredFunction } from './core-module';
 import type { Engine } from './engine-semantics';
 import type { FunctionLog } from './invoke';
 import type { Logger } from './log';
+import type { Versioning } from './orchestration-versioning';
 import type { Store, TimerRow } from './store';
 
 /** The services every runner gets. */
@@ -14,6 +15,8 @@ export interface HostContext {
   log: Logger;
   functionLog: FunctionLog;
   taskHubName: string;
+  /** Which orchestration versions this host stamps and runs (host.json). */
+  versioning: Versioning;
   /** The promises of the engine this host is true to (see `HostOptions.semantics`). */
   engine: Engine;
   /** Looks a function up by name (case-insensitive) and trigger type. */

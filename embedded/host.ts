@@ -139,6 +139,11 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     clock,
     log,
     taskHubName: settings.taskHubName,
+    versioning: {
+      defaultVersion: settings.defaultVersion,
+      versionMatchStrategy: settings.versionMatchStrategy,
+      versionFailureStrategy: settings.versionFailureStrategy,
+    },
     engine,
     functionLog,
     activityThreads,
@@ -198,6 +203,8 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     rpcPort: rpc.port,
     dataDir: options.dataDir,
     taskHub: settings.taskHubName,
+    defaultVersion: settings.defaultVersion,
+    versionMatchStrategy: settings.versionMatchStrategy,
     semantics: engine.semantics,
     seed: engine.seed,
   });

@@ -37,7 +37,14 @@ export function checkInstanceId(id: string): void {
 export function createInstance(
   store: Store,
   now: number,
-  options: { instanceId?: string; name: string; input: unknown; parent?: InstanceRow['parent'] },
+  options: {
+    instanceId?: string;
+    name: string;
+    input: unknown;
+    parent?: InstanceRow['parent'];
+    /** The orchestration version it is stamped with (default '': none). */
+    version?: string;
+  },
 ): InstanceRow {
   const instanceId = options.instanceId ?? randomUUID().replace(/-/g, '');
   checkInstanceId(instanceId);
@@ -56,6 +63,7 @@ export function createInstance(
     updatedAt: now,
     parent: options.parent ?? null,
     runtime: JSON.stringify(newRuntime()),
+    version: options.version ?? '',
   };
   store.putInstance(row);
   store.enqueue(instanceId, { kind: 'event', executionId: row.executionId, event: startedEvent(row) });
@@ -69,6 +77,6 @@ export function startedEvent(row: InstanceRow) {
     EventId: -1,
     Name: row.name,
     Input: JSON.stringify(row.input ?? null),
-    Version: '',
+    Version: row.version,
   };
 }

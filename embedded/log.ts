@@ -14,6 +14,7 @@ export type LogEvent =
   | 'OrchestrationFailed'
   | 'OrchestrationContinuedAsNew'
   | 'OrchestrationTerminated'
+  | 'OrchestrationVersionRejected'
   | 'ActivityFailed'
   | 'ActivityTimedOut'
   | 'EntityBatchFailed'

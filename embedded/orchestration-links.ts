@@ -40,6 +40,7 @@ export function startChild(
       name: child.name,
       input: child.input,
       parent: { instanceId: parent.instanceId, executionId: parent.executionId, taskId: child.taskId },
+      version: host.versioning.defaultVersion,
     });
     woken.add(child.instanceId);
   } catch (e) {

@@ -19,6 +19,7 @@ import {
   UnsupportedActionError,
 } from './orchestration-actions';
 import { notifyParent, startChild } from './orchestration-links';
+import { versionMismatch } from './orchestration-versioning';
 import {
   ActionType,
   EventType,
@@ -40,8 +41,11 @@ type Outcome =
   | { kind: 'failed'; error: string }
   | { kind: 'continuedAsNew'; input: unknown };
 
-/** Runs one episode of an instance, if it has queued events. */
-export async function runEpisode(host: HostContext, instanceId: string): Promise<void> {
+/**
+ * Runs one episode of an instance, if it has queued events. 'rejected': the instance's version is
+ * not one this host runs and its work stays queued (versionFailureStrategy Reject).
+ */
+export async function runEpisode(host: HostContext, instanceId: string): Promise<'rejected' | undefined> {
   const { store, clock } = host;
   const inst = store.getInstance(instanceId);
   const queued = store.peek(instanceId, MAX_EVENTS_PER_EPISODE);
@@ -85,6 +89,31 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     { EventType: EventType.OrchestratorStarted, EventId: -1, Timestamp: ts, IsPlayed: false },
     ...events.map((e) => ({ ...e, Timestamp: ts, IsPlayed: false })),
   ];
+  const mismatch = versionMismatch(host.versioning, inst.version);
+  if (mismatch) {
+    // As the extension does: the instance's history is never replayed by code of another version.
+    if (host.versioning.versionFailureStrategy === 'Reject') {
+      host.log('warn', 'OrchestrationVersionRejected', {
+        instanceId,
+        name: inst.name,
+        version: inst.version,
+        reason: mismatch,
+      });
+      return 'rejected';
+    }
+    const fx = emptyEffects();
+    fx.history.push(...fresh, { EventType: EventType.OrchestratorCompleted, EventId: -1, Timestamp: ts });
+    commit(host, inst, {
+      rt,
+      fx,
+      consumed,
+      outcome: { kind: 'failed', error: mismatch },
+      customStatus: undefined,
+      pastLength: past.length,
+      now,
+    });
+    return undefined;
+  }
   const generation = host.engine.workerGeneration();
   const { state, error } = await invokeOrchestrator(host, inst, [
     ...past.map((e) => ({ ...e, IsPlayed: true })),
@@ -134,6 +163,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     pastLength: past.length,
     now,
   });
+  return undefined;
 }
 
 /**
@@ -248,6 +278,8 @@ function commit(
       next.input = outcome.input;
       next.status = 'ContinuedAsNew';
       next.runtime = JSON.stringify(newRuntime());
+      // The new execution is this code's: it takes the host's version (the instance's, if none is set).
+      next.version = host.versioning.defaultVersion || current.version;
       store.enqueue(inst.instanceId, {
         kind: 'event',
         executionId: next.executionId,

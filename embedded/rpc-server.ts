@@ -87,7 +87,8 @@ async function handle(
 
   if (area === 'orchestrators' && method === 'POST' && a) {
     try {
-      const id = client.startNew(a, { instanceId: b, input: parseJson(body) });
+      const version = url.searchParams.get('version') ?? undefined;
+      const id = client.startNew(a, { instanceId: b, input: parseJson(body), version });
       return sendJson(res, 202, { id });
     } catch (e) {
       if (e instanceof InstanceExistsError) return sendJson(res, 409, { message: e.message });

@@ -35,6 +35,8 @@ export interface InstanceRow {
   updatedAt: number;
   parent: { instanceId: string; executionId: string; taskId: number } | null;
   runtime: string;
+  /** The orchestration version it was started with ('' = none). */
+  version: string;
 }
 
 /** An activity to run for an orchestration (deleted when its result is queued). */
@@ -56,26 +58,41 @@ export interface TimerRow {
   fireAt: number;
 }
 
-/** Tables and indexes (created if missing). */
+/**
+ * The store's schema version (SQLite `user_version`). Raise it with each change to the tables and
+ * add the step from the previous one to {@link MIGRATIONS}.
+ */
+export const STORE_SCHEMA_VERSION = 1;
+
+/** The tables and indexes of a store created now (at {@link STORE_SCHEMA_VERSION}). */
 export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS instances (
+CREATE TABLE instances (
   instance_id TEXT PRIMARY KEY, name TEXT NOT NULL, execution_id TEXT NOT NULL, status TEXT NOT NULL,
   input TEXT, output TEXT, custom_status TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-  parent TEXT, runtime TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS instances_by_created ON instances(created_at);
-CREATE TABLE IF NOT EXISTS history (
+  parent TEXT, runtime TEXT NOT NULL, version TEXT NOT NULL DEFAULT '');
+CREATE INDEX instances_by_created ON instances(created_at);
+CREATE TABLE history (
   instance_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (instance_id, seq)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, body TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS messages_by_target ON messages(target, id);
-CREATE TABLE IF NOT EXISTS entities (id TEXT PRIMARY KEY, present INTEGER NOT NULL, state TEXT, updated_at INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS activities (
+CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX messages_by_target ON messages(target, id);
+CREATE TABLE entities (id TEXT PRIMARY KEY, present INTEGER NOT NULL, state TEXT, updated_at INTEGER NOT NULL);
+CREATE TABLE activities (
   id INTEGER PRIMARY KEY AUTOINCREMENT, instance_id TEXT NOT NULL, execution_id TEXT NOT NULL,
   task_id INTEGER NOT NULL, name TEXT NOT NULL, input TEXT);
-CREATE TABLE IF NOT EXISTS timers (
+CREATE TABLE timers (
   id INTEGER PRIMARY KEY AUTOINCREMENT, instance_id TEXT NOT NULL, execution_id TEXT NOT NULL,
   timer_id INTEGER NOT NULL, fire_at INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS timers_by_instance ON timers(instance_id, timer_id);
+CREATE INDEX timers_by_instance ON timers(instance_id, timer_id);
 `;
+
+/**
+ * `MIGRATIONS[v]` takes a store from schema version `v` to `v + 1`. Version 0 is the schema of
+ * release 0.1.0 (it set no `user_version`).
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the orchestration version of each instance (instances of 0.1.0 have none).
+  "ALTER TABLE instances ADD COLUMN version TEXT NOT NULL DEFAULT '';",
+];
 
 /** JSON text for a column (null for null/undefined). */
 export const toJson = (v: unknown): string | null =>
@@ -96,6 +113,7 @@ export interface RawInstance {
   updated_at: number;
   parent: string | null;
   runtime: string;
+  version: string;
 }
 
 /** A raw instances row to an {@link InstanceRow}. */
@@ -112,5 +130,6 @@ export function toInstance(r: RawInstance): InstanceRow {
     updatedAt: r.updated_at,
     parent: fromJson(r.parent) as InstanceRow['parent'],
     runtime: r.runtime,
+    version: r.version,
   };
 }

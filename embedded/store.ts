@@ -13,8 +13,10 @@ import {
   fromJson,
   type InstanceRow,
   type Message,
+  MIGRATIONS,
   type RawInstance,
   SCHEMA,
+  STORE_SCHEMA_VERSION,
   type StoredMessage,
   type TimerRow,
   toInstance,
@@ -22,26 +24,42 @@ import {
 } from './store-rows';
 
 export type { ActivityWork, InstanceRow, Message, StoredMessage, TimerRow } from './store-rows';
+export { STORE_SCHEMA_VERSION } from './store-rows';
 
-/** Opens (and creates) the store. `synchronous: 'full'` adds an fsync per commit (power-loss safety). */
+/** A store written by a later release: it is refused, and left as it is. */
+export class StoreVersionError extends Error {}
+
+/**
+ * Opens (and creates) the store: a new one at the current schema version, an earlier one migrated
+ * in one transaction, a later one refused ({@link StoreVersionError}) before anything is written.
+ * `synchronous: 'full'` adds an fsync per commit (power-loss safety).
+ */
 export function openStore(path: string, options: { synchronous?: 'normal' | 'full' } = {}) {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  const found = Number(db.pragma('user_version', { simple: true }));
+  if (found > STORE_SCHEMA_VERSION) {
+    db.close();
+    throw new StoreVersionError(
+      `The store ${path} has schema version ${found}, newer than this host's ${STORE_SCHEMA_VERSION}: ` +
+        'a later release wrote it. Run that release (or a later one); the store was left unchanged.',
+    );
+  }
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit survives the process being killed (it is in the OS before commit
   // returns); FULL also survives power loss, at one fsync per commit.
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('wal_autocheckpoint = 10000');
-  db.exec(SCHEMA);
+  migrate(db, found);
 
   const q = {
     getInstance: db.prepare<[string], RawInstance>('SELECT * FROM instances WHERE instance_id = ?'),
     putInstance: db.prepare(
-      `INSERT INTO instances (instance_id, name, execution_id, status, input, output, custom_status, created_at, updated_at, parent, runtime)
-       VALUES (@instanceId, @name, @executionId, @status, @input, @output, @customStatus, @createdAt, @updatedAt, @parent, @runtime)
+      `INSERT INTO instances (instance_id, name, execution_id, status, input, output, custom_status, created_at, updated_at, parent, runtime, version)
+       VALUES (@instanceId, @name, @executionId, @status, @input, @output, @customStatus, @createdAt, @updatedAt, @parent, @runtime, @version)
        ON CONFLICT(instance_id) DO UPDATE SET name=excluded.name, execution_id=excluded.execution_id, status=excluded.status,
          input=excluded.input, output=excluded.output, custom_status=excluded.custom_status, created_at=excluded.created_at,
-         updated_at=excluded.updated_at, parent=excluded.parent, runtime=excluded.runtime`,
+         updated_at=excluded.updated_at, parent=excluded.parent, runtime=excluded.runtime, version=excluded.version`,
     ),
     listInstances: db.prepare<[number, number], RawInstance>(
       'SELECT * FROM instances WHERE created_at >= ? AND created_at <= ? ORDER BY created_at, instance_id',
@@ -214,3 +232,16 @@ export function openStore(path: string, options: { synchronous?: 'normal' | 'ful
 }
 
 export type Store = ReturnType<typeof openStore>;
+
+/** Brings the schema from `found` to the current version, in one transaction (a new store: created). */
+function migrate(db: Database.Database, found: number): void {
+  if (found === STORE_SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const empty =
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instances'").get() ===
+      undefined;
+    if (found === 0 && empty) db.exec(SCHEMA);
+    else for (let v = found; v < STORE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+  })();
+}

@@ -13,6 +13,14 @@ export const PROJECT_STATUS_ACTIVITY = 'project-status';
 export const WAKE_EVENT = 'wake';
 export const DRIVER_KEEPER = 'driver-keeper';
 
+/**
+ * The version of the branch driver's code (orchestrators/branch-driver.ts and the driver modules it
+ * runs), written to host.json as `extensions.durableTask.defaultVersion`. A worker fails a driver
+ * started under another version instead of replaying its history (docs/upgrades.md); raise it with
+ * every change to that code. A test pins the code to it.
+ */
+export const DRIVER_VERSION = '2';
+
 /** The durable instance id of a branch's driver orchestration (one per branch: starting it twice is a no-op). */
 export function driverInstanceId(branchKey: string): string {
   return `branch-driver-${branchKey}`;

@@ -74,10 +74,13 @@ export async function startAppHost(
   // KUBESCRIBE_ENGINE_SEMANTICS=azure-storage|dts runs the app on the real engine's weaker promises,
   // with the app's own host.json (its functionTimeout among them); `exact` stays the default.
   const { semantics = 'exact', seed } = engineChoiceFromEnv();
+  // The app's orchestration versioning always (a deployment's drivers are versioned by it).
+  const appSettings = readHostSettings(HOST_JSON);
+  const { defaultVersion, versionMatchStrategy, versionFailureStrategy } = appSettings;
   const hostJson =
     semantics === 'exact'
-      ? { maxConcurrentActivities: 4 }
-      : { ...readHostSettings(HOST_JSON), maxConcurrentActivities: 4 };
+      ? { maxConcurrentActivities: 4, defaultVersion, versionMatchStrategy, versionFailureStrategy }
+      : { ...appSettings, maxConcurrentActivities: 4 };
   const start = () =>
     startHost({
       appEntry: APP_ENTRY,

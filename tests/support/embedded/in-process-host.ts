@@ -22,8 +22,8 @@ export interface TestHost {
   ): Promise<{ status: number; body: unknown; headers: Headers }>;
   /** Advances the virtual clock and waits until the host is idle again. */
   advance(ms: number): Promise<void>;
-  /** Stops the host and starts a new one on the same data folder (and clock). */
-  restart(): Promise<void>;
+  /** Stops the host and starts a new one on the same data folder (and clock), with `options` changed. */
+  restart(options?: Partial<HostOptions>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,7 +32,7 @@ export async function startTestHost(appEntry: string, options: Partial<HostOptio
   const dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-host-'));
   const clock = virtualClock();
   const logs: LogRecord[] = [];
-  const start = () =>
+  const start = (changed: Partial<HostOptions> = {}) =>
     startHost({
       appEntry,
       dataDir,
@@ -41,6 +41,7 @@ export async function startTestHost(appEntry: string, options: Partial<HostOptio
       logger: (level, event, fields) =>
         logs.push({ time: new Date(clock.now()).toISOString(), level, event, ...fields }),
       ...options,
+      ...changed,
     });
   const t: TestHost = {
     host: await start(),
@@ -64,9 +65,9 @@ export async function startTestHost(appEntry: string, options: Partial<HostOptio
       clock.advance(ms);
       await t.host.waitForIdle();
     },
-    async restart() {
+    async restart(changed) {
       await t.host.stop();
-      t.host = await start();
+      t.host = await start(changed);
     },
     async stop() {
       await t.host.stop();

@@ -167,6 +167,17 @@ df.app.orchestration('Countdown', function* (ctx) {
   return undefined;
 });
 
+// Waits for 'go', then returns the version it runs under; with `renew`, continues as new first.
+df.app.orchestration('Versioned', function* (ctx) {
+  const renew = ctx.df.getInput<{ renew?: boolean } | null>()?.renew === true;
+  yield ctx.df.waitForExternalEvent('go');
+  if (renew) {
+    ctx.df.continueAsNew({});
+    return undefined;
+  }
+  return ctx.df.version ?? null;
+});
+
 df.app.orchestration('Broken', function* (ctx) {
   yield ctx.df.callActivity('Echo', 1);
   throw new Error(`broken on purpose for ${ctx.df.getInput<string>()}`);

@@ -1,0 +1,62 @@
+// The branch driver is an eternal orchestration: a deployment whose driver code differs runs under
+// a new DRIVER_VERSION, so no worker replays a driver's history with other code (docs/upgrades.md).
+// This pins the driver's code to its version.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DRIVER_VERSION } from '../../../../shared/app/runtime/durable-names';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+const THIS_FILE = 'tests/unit/app/runtime/driver-version.test.ts';
+
+/**
+ * The code a driver's replay depends on: the orchestrator and the driver modules it imports. Its
+ * other imports are durable names (pinned by durable-names.test.ts), types, and the scrubbing of
+ * failure messages, none of which changes which actions a replay schedules.
+ */
+const DRIVER_CODE = [
+  'orchestrators/branch-driver.ts',
+  'shared/app/driver/driver-input.ts',
+  'shared/app/driver/driver-status.ts',
+  'shared/app/driver/driver-step.ts',
+];
+
+/** The hash of the driver's code at each version (record a new row with each new version). */
+const RECORDED: Record<string, string> = {
+  '2': 'bf336020f7e5ebf66c0c674ea5bcbe65ac995f06b3375581c658f08ba4e6eeb5',
+};
+
+/** sha256 of the driver's files, each with its path; line endings normalized so a checkout cannot change it. */
+function driverCodeHash(): string {
+  const hash = createHash('sha256');
+  for (const path of DRIVER_CODE) {
+    hash.update(`${path}\n`);
+    hash.update(readFileSync(join(ROOT, path), 'utf8').replace(/\r\n?/g, '\n'));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+it("host.json's defaultVersion is DRIVER_VERSION, matched strictly, a mismatch failing the driver", () => {
+  const hostJson = JSON.parse(readFileSync(join(ROOT, 'host.json'), 'utf8'));
+  expect(hostJson.extensions.durableTask).toMatchObject({
+    defaultVersion: DRIVER_VERSION,
+    versionMatchStrategy: 'Strict',
+    versionFailureStrategy: 'Fail',
+  });
+});
+
+it('the driver code is the code recorded for DRIVER_VERSION', () => {
+  const actual = driverCodeHash();
+  const recorded = RECORDED[DRIVER_VERSION];
+  if (recorded !== actual) {
+    throw new Error(
+      recorded === undefined
+        ? `DRIVER_VERSION '${DRIVER_VERSION}' has no recorded hash: record '${DRIVER_VERSION}': '${actual}' in ${THIS_FILE}.`
+        : `The branch driver's code changed (${DRIVER_CODE.join(', ')}) but DRIVER_VERSION is still ` +
+            `'${DRIVER_VERSION}': running drivers would replay their history with other code. Raise ` +
+            'DRIVER_VERSION in shared/app/runtime/durable-names.ts and defaultVersion in host.json, and ' +
+            `record the new version's hash '${actual}' in ${THIS_FILE}.`,
+    );
+  }
+});
