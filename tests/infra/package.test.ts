@@ -239,6 +239,7 @@ it('given the extracted zip, when the embedded host loads it, then every functio
         'project-status (activityTrigger)',
         'branch (entityTrigger)',
         'branch-driver (orchestrationTrigger)',
+        'driver-keeper (timerTrigger)',
         'withdraw-save (orchestrationTrigger)',
       ].sort(),
     );
