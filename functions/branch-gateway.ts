@@ -54,6 +54,8 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
   return {
     read: (branchKey) => readCached(branchKey, (key) => readBranchState(client, key)),
 
+    readNow: (branchKey) => readBranchState(client, branchKey),
+
     signal: (branchKey, operation, input) => client.signalEntity(entity(branchKey), operation, input),
 
     async ensureDriver(input) {

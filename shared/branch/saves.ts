@@ -164,11 +164,23 @@ export function expireDueSaves(decision: Decision): void {
   for (const save of due) expireSave(decision, save);
 }
 
+/**
+ * How long the receipt of a save that may commit empty is kept at least: a redelivery of it within
+ * this time answers its original outcome; one after it would be a new save and could commit empty
+ * again, since no tree tells an empty commit made twice (docs/architecture.md, "What survives what").
+ * Such saves are rare and explicit, so keeping their receipts a week costs little.
+ */
+export const EMPTY_SAVE_RECEIPT_RETENTION_MS = 7 * 24 * 3600_000;
+
 /** When a resolved save's receipt may be forgotten: retention after projection (or resolution, when nothing projects it). */
 export function receiptExpiryMs(save: SaveRecord, retentionMs: number): number | undefined {
   if (save.phase !== 'Resolved') return undefined;
   const from = save.request ? save.projectedAt : save.resolvedAt;
-  return from === undefined ? undefined : toMs(from) + retentionMs;
+  const keptMs =
+    save.whenNothingToCommit === 'CommitEmpty'
+      ? Math.max(retentionMs, EMPTY_SAVE_RECEIPT_RETENTION_MS)
+      : retentionMs;
+  return from === undefined ? undefined : toMs(from) + keptMs;
 }
 
 /** Forgets receipts and tombstones past their retention. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PublicationResult } from '../../branch';
+import type { RepositoryConfig } from '../../config';
 import { ensureError } from '../../errors';
 import { publish } from '../../git/publish';
 import type { GitRemote } from '../../git/types';
@@ -8,7 +9,7 @@ import { driverInputSchema } from '../driver/driver-input';
 import { type BranchEntityState, publicationInFlight } from '../entity/branch-operations';
 import type { AppRuntime } from '../runtime/app-runtime';
 import { toGitWrites, toPublicationResult } from './git-writes';
-import { gitCacheDir, remoteOf, repositoryOf } from './remote';
+import { BranchRebound, boundRepository, gitCacheDir, remoteOf } from './remote';
 
 /** The `publish` activity's input: the driver's branch and the attempt to publish (its writes are in the entity). */
 export const publishInputSchema = driverInputSchema.extend({ attempt: z.string().min(1) });
@@ -16,7 +17,9 @@ export type PublishInput = z.infer<typeof publishInputSchema>;
 
 /**
  * The `publish` activity: reads the writes of the attempt from the branch's stored state, lands
- * them on the remote (bounded), and says how it went. An attempt no longer in flight (its result
+ * them on the remote (bounded), and says how it went. A branch the configuration no longer binds
+ * to a repository (its URL changed) is answered `rejected` without a Git call: its work stays
+ * pending, retried on the backoff, and its status says why. An attempt no longer in flight (its result
  * was recorded before this run: an activity can run twice) is answered as a transient failure,
  * which the branch ignores since it names a stale attempt.
  */
@@ -30,22 +33,24 @@ export async function runPublish(
   }: {
     env: Record<string, string | undefined>;
     readBranch: (branchKey: string) => Promise<BranchEntityState | undefined>;
-    /** Where a refused write is logged: it is set aside, so an operator must be able to see why. */
+    /** Where a refused write or a held branch is logged, so an operator can see why. */
     warn?: (message: string) => void;
   },
 ): Promise<PublicationResult> {
   const input: PublishInput = publishInputSchema.parse(rawInput);
+  let repository: RepositoryConfig;
+  let remote: GitRemote;
+  try {
+    repository = boundRepository(runtime, input);
+    remote = remoteOf(runtime, repository);
+  } catch (error) {
+    if (error instanceof BranchRebound) warn(error.message);
+    return { outcome: 'rejected', cause: { message: ensureError(error).message } };
+  }
   const state = await readBranch(input.branchKey);
   const inFlight = state ? publicationInFlight(state, input.attempt) : undefined;
   if (!inFlight)
     return { outcome: 'transient', cause: { message: `attempt ${input.attempt} is no longer in flight` } };
-  const repository = repositoryOf(runtime, input.repository);
-  let remote: GitRemote;
-  try {
-    remote = remoteOf(runtime, input.repository);
-  } catch (error) {
-    return { outcome: 'rejected', cause: { message: ensureError(error).message } };
-  }
   const writes = await toGitWrites({
     writes: inFlight.effect.writes,
     committer: repository.committer,

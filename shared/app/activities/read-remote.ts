@@ -4,7 +4,7 @@ import { readBranchHead } from '../../git/read-branch-head';
 import type { GitRemote } from '../../git/types';
 import { driverInputSchema } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
-import { remoteOf } from './remote';
+import { boundRepository, remoteOf } from './remote';
 
 /** The `read-remote` activity's input: which ref to read (null: the remote's default branch). */
 export const readRemoteInputSchema = driverInputSchema.extend({ ref: z.string().min(1).nullable() });
@@ -17,12 +17,15 @@ export interface RemoteHead {
   cause?: string;
 }
 
-/** The `read-remote` activity: where a ref points (a parent probe, or an observation of the branch). */
+/**
+ * The `read-remote` activity: where a ref points (a parent probe, or an observation of the branch).
+ * A branch no repository is bound to any more reads nothing: another repository's head is no base.
+ */
 export async function runReadRemote(runtime: AppRuntime, rawInput: unknown): Promise<RemoteHead> {
   const input: ReadRemoteInput = readRemoteInputSchema.parse(rawInput);
   let remote: GitRemote;
   try {
-    remote = remoteOf(runtime, input.repository);
+    remote = remoteOf(runtime, boundRepository(runtime, input));
   } catch (error) {
     return { found: false, cause: ensureError(error).message };
   }

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { RepositoryConfig } from '../../config';
 import { parseRemote } from '../../git/parse-remote';
 import type { GitAuth, GitRemote } from '../../git/types';
+import type { DriverInput } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
+import { branchKeyFor } from '../runtime/branch-key';
 
 /**
  * Where each branch keeps its Git object cache: a cache, so any local folder will do; losing it
@@ -13,17 +15,37 @@ export function gitCacheDir(env: Record<string, string | undefined>, branchKey: 
   return join(env.KUBESCRIBE_GIT_CACHE || join(tmpdir(), 'kubescribe-git-cache'), branchKey);
 }
 
-/** The configured repository a driver names; a driver can outlive its repository's configuration. */
-export function repositoryOf(runtime: AppRuntime, name: string): RepositoryConfig {
-  const repository = runtime.loaded.config.repositories.find((candidate) => candidate.name === name);
-  if (!repository) throw new Error(`repository "${name}" is no longer configured`);
-  return repository;
+/** The configuration no longer binds a driver's branch key to any repository: its work is held. */
+export class BranchRebound extends Error {}
+
+/**
+ * The configured repository a driver publishes to: the one it was started with while its URL still
+ * maps, with the driver's branch, to the driver's branch key; else any repository whose URL does
+ * (the old URL kept under another name, to publish held work where it belongs). A repository name
+ * alone never binds: after its URL changed it names another repository, and publishing the old
+ * branch's work there would put it under a binding it was never admitted for.
+ * @throws BranchRebound when no configured repository maps to the branch key
+ */
+export function boundRepository(runtime: AppRuntime, input: DriverInput): RepositoryConfig {
+  const repositories = runtime.loaded.config.repositories;
+  const maps = (repository: RepositoryConfig) =>
+    branchKeyFor(repository.url, input.branch).key === input.branchKey;
+  const named = repositories.find((candidate) => candidate.name === input.repository);
+  if (named && maps(named)) return named;
+  const kept = repositories.find(maps);
+  if (kept) return kept;
+  const now = named
+    ? `repository "${input.repository}" now points at ${branchKeyFor(named.url, input.branch).repository}`
+    : `repository "${input.repository}" is no longer configured`;
+  throw new BranchRebound(
+    `branch "${input.branch}" (${input.branchKey}) is held: ${now}, which is not where its pending work was admitted; ` +
+      'it publishes nowhere until a configured repository has its old URL again (docs/configuration.md, "Rebinding a target")',
+  );
 }
 
 /** The Git remote of a configured repository, with its credential. Throws when the URL cannot be used. */
-export function remoteOf(runtime: AppRuntime, name: string): GitRemote {
-  const repository = repositoryOf(runtime, name);
-  const token = runtime.loaded.secrets.repositoryTokens[name]?.reveal();
+export function remoteOf(runtime: AppRuntime, repository: RepositoryConfig): GitRemote {
+  const token = runtime.loaded.secrets.repositoryTokens[repository.name]?.reveal();
   const auth: GitAuth | undefined =
     token === undefined
       ? undefined

@@ -9,6 +9,8 @@ import type { BranchEntityState, BranchOperationName } from '../entity/branch-op
  */
 export interface BranchGateway {
   read(branchKey: string): Promise<BranchEntityState | undefined>;
+  /** The branch's stored state read now, past any cache: what a client reads back after its own write. */
+  readNow(branchKey: string): Promise<BranchEntityState | undefined>;
   signal(branchKey: string, operation: BranchOperationName, input: unknown): Promise<void>;
   ensureDriver(input: DriverInput): Promise<void>;
   withdraw(input: { branchKey: string; saveId: string; at: string; target: string }): Promise<WithdrawAnswer>;

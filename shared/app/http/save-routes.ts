@@ -32,11 +32,15 @@ export async function postSave({ runtime, gateway }: Deps, request: RouteRequest
   };
 }
 
-/** `GET /api/v1/targets/{target}/saves/{id}`: the save's phase, outcome and commit. */
+/**
+ * `GET /api/v1/targets/{target}/saves/{id}`: the save's phase, outcome and commit. Read past the
+ * admission cache: a client reads back what its own POST or DELETE just decided (a save withdrawn
+ * a moment ago shows `Withdrawn`, not its old phase or 404).
+ */
 export async function getSave({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
   const id = idParam(request, saveIdSchema, 'save');
-  const state = await branchHandle(runtime, gateway, target).read();
+  const state = await gateway.readNow(target.branch.key);
   const view = state ? saveStatus(state.branch, id, request.at, target.config.name) : undefined;
   if (!view) throw saveNotFound(target.config.branch, target.config.name, id);
   return { status: 200, body: { ...view, target: target.config.name, branch: target.config.branch } };
