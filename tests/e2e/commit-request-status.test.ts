@@ -144,4 +144,60 @@ describe('a CommitRequest created in the cluster', () => {
     const writes = api.requests.filter((request) => request.method === 'PUT');
     expect(writes.every((request) => request.path.endsWith('/status'))).toBe(true);
   });
+  it('given the API server fails the status write after the commit landed, projects the same outcome and commit once it heals, with no extra commit', async () => {
+    const created = api.create(COMMIT_REQUESTS, {
+      apiVersion: 'kubescribe.dev/v1alpha1',
+      kind: 'CommitRequest',
+      metadata: { name: 'sale-scale-down', namespace: 'shop' },
+      spec: { target: 'prod', message: 'Lower checkout replicas after the sale' },
+    });
+    const statusPath = '/apis/kubescribe.dev/v1alpha1/namespaces/shop/commitrequests/sale-scale-down/status';
+    api.injectFault({
+      method: 'PUT',
+      path: statusPath,
+      times: 1,
+      action: { respond: { status: 500, body: { kind: 'Status', status: 'Failure', code: 500 } } },
+    });
+    const change = await post('/api/v1/targets/prod/events', {
+      events: [
+        {
+          type: 'MODIFIED',
+          resource: 'deployments',
+          author: { username: 'alice' },
+          object: {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: 'checkout', namespace: 'shop', resourceVersion: '10' },
+            spec: { replicas: 2 },
+          },
+        },
+      ],
+    });
+    expect(change.status).toBe(202);
+    expect(
+      (
+        await post(
+          '/api/v1/admission',
+          admissionReview(created as { metadata: { name: string; uid: string } }),
+        )
+      ).status,
+    ).toBe(200);
+
+    // A failed projection is retried after 30 s (PROJECTION_RETRY_MS) by the host's own clock.
+    const deadline = Date.now() + 75_000;
+    let status: { outcome?: string; commit?: string } | undefined;
+    while (status?.outcome === undefined) {
+      if (Date.now() > deadline)
+        throw new Error(`no outcome projected; last status ${JSON.stringify(status)}\n${host.stderr()}`);
+      await sleep(200);
+      status = api.get(COMMIT_REQUESTS, 'shop', 'sale-scale-down')?.status as typeof status;
+    }
+    const log = await git(remote, 'log', '--format=%H|%s', 'main');
+    const own = log.split('\n').filter((line) => line.endsWith('|Lower checkout replicas after the sale'));
+    expect(own).toHaveLength(1);
+    expect(status).toMatchObject({ outcome: 'Committed', commit: own[0]?.split('|')[0] });
+    const writes = api.requests.filter((request) => request.method === 'PUT' && request.path === statusPath);
+    expect(writes.length).toBeGreaterThanOrEqual(2);
+    expect(writes.length).toBeLessThanOrEqual(4);
+  }, 120_000);
 });
