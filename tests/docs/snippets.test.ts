@@ -1,0 +1,115 @@
+// Every snippet in docs/ and the README that a reader would paste is checked: JSON and YAML parse,
+// a kubescribe configuration loads as the service loads it, a forwarder configuration as the
+// forwarder does, shell parses under bash, TypeScript parses.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../shared/config';
+import { parseForwarderConfig } from '../../shared/forwarder/config';
+
+const ROOT = join(__dirname, '..', '..');
+const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)].filter((page) =>
+  page.endsWith('.md'),
+);
+
+interface Snippet {
+  where: string;
+  lang: string;
+  text: string;
+}
+
+const snippets: Snippet[] = pages.flatMap((page) => {
+  const text = readFileSync(join(ROOT, page), 'utf8');
+  return [...text.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```/gm)].map((match) => ({
+    where: `${page}:${text.slice(0, match.index).split('\n').length}`,
+    lang: match[1] ?? '',
+    text: match[2] ?? '',
+  }));
+});
+
+const of = (...langs: string[]) => snippets.filter((snippet) => langs.includes(snippet.lang));
+
+function documents(snippet: Snippet): unknown[] {
+  if (snippet.lang === 'json') return [JSON.parse(snippet.text)];
+  const parsed = parseAllDocuments(snippet.text);
+  const list = Array.isArray(parsed) ? parsed : [parsed];
+  for (const document of list) {
+    if (document.errors.length > 0) throw new Error(`${snippet.where}: ${document.errors[0]?.message}`);
+  }
+  return list.map((document) => document.toJS());
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every environment variable a configuration names, set to a value of the right shape. */
+function variablesOf(config: unknown): Record<string, string> {
+  const names = [...JSON.stringify(config).matchAll(/"(?:tokenEnv|kubeconfigEnv)":"([A-Z0-9_]+)"/g)].map(
+    (match) => match[1]!,
+  );
+  return Object.fromEntries(names.map((name) => [name, `value-of-${name.toLowerCase()}-0123456789`]));
+}
+
+it('finds the snippets of every page', () => {
+  expect(of('json', 'yaml').length).toBeGreaterThan(20);
+  expect(of('sh').length).toBeGreaterThan(10);
+});
+
+describe.each(of('json', 'yaml').map((snippet) => [snippet.where, snippet] as const))(
+  '%s',
+  (_where, snippet) => {
+    it('parses', () => {
+      expect(() => documents(snippet)).not.toThrow();
+    });
+
+    const first = (() => {
+      try {
+        return documents(snippet)[0];
+      } catch {
+        return undefined;
+      }
+    })();
+    if (isRecord(first) && 'targets' in first && ('repositories' in first || 'sources' in first)) {
+      it('is a configuration the service loads', async () => {
+        const loaded = await loadConfig({
+          env: { KUBESCRIBE_CONFIG_CONTENT: JSON.stringify(first), ...variablesOf(first) },
+          readFile: async () => {
+            throw new Error('no file is read');
+          },
+          cwd: ROOT,
+        });
+        expect(loaded.config.targets.length).toBeGreaterThan(0);
+      });
+    }
+    if (
+      isRecord(first) &&
+      'kubescribe' in first &&
+      isRecord(first.kubescribe) &&
+      'target' in first.kubescribe
+    ) {
+      it('is a forwarder configuration the forwarder loads', () => {
+        expect(() => parseForwarderConfig(snippet.text)).not.toThrow();
+      });
+    }
+  },
+);
+
+describe.each(of('sh').map((snippet) => [snippet.where, snippet] as const))('%s', (_where, snippet) => {
+  it('parses as bash', () => {
+    expect(() =>
+      execFileSync('bash', ['-n'], { input: snippet.text, stdio: ['pipe', 'pipe', 'pipe'] }),
+    ).not.toThrow();
+  });
+});
+
+describe.each(of('ts').map((snippet) => [snippet.where, snippet] as const))('%s', (_where, snippet) => {
+  it('parses as TypeScript', () => {
+    const source = ts.createSourceFile('snippet.ts', snippet.text, ts.ScriptTarget.ES2022, true);
+    const diagnostics = (source as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
+    expect(
+      diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')),
+    ).toEqual([]);
+  });
+});
