@@ -113,3 +113,27 @@ describe.each(of('ts').map((snippet) => [snippet.where, snippet] as const))('%s'
     ).toEqual([]);
   });
 });
+
+describe('the audit policy', () => {
+  const policies = of('yaml').filter((snippet) => /^kind: Policy$/m.test(snippet.text));
+
+  it('is one, shown on one page and kept in deploy/audit/audit-policy.yaml', () => {
+    expect(policies.map((snippet) => snippet.where.split(':')[0])).toEqual(['docs/connect-a-cluster.md']);
+    expect(policies[0]?.text).toBe(readFileSync(join(ROOT, 'deploy', 'audit', 'audit-policy.yaml'), 'utf8'));
+  });
+
+  it('keeps Secrets and service account tokens out, and logs deletes of collections', () => {
+    const policy = documents(policies[0]!)[0] as {
+      rules: { level: string; verbs?: string[]; resources?: { resources: string[] }[] }[];
+    };
+    const refused = policy.rules[0]!;
+    expect(refused.level).toBe('None');
+    expect(refused.resources?.flatMap((group) => group.resources)).toEqual([
+      'secrets',
+      'serviceaccounts/token',
+    ]);
+    expect(policy.rules.find((rule) => rule.level === 'RequestResponse')?.verbs).toContain(
+      'deletecollection',
+    );
+  });
+});
