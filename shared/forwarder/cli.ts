@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { ensureError, scrubSecrets } from '../errors';
-import { forwardUsage } from './cli-usage';
+import { join } from 'node:path';
+import { ensureError, KubescribeError, scrubSecrets } from '../errors';
+import { commandsUsage, forwardUsage, versionUsage } from './cli-usage';
 import { parseForwarderConfig } from './config';
 import { runForwarder } from './forward';
 import { kubeConnectionFromConfig } from './kube-connection';
@@ -22,12 +24,27 @@ interface Io {
  */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout.write(forwardUsage);
-    return command === undefined ? 2 : 0;
+  if (command === undefined || command === '--help' || command === '-h') {
+    io.stdout.write(commandsUsage);
+    return 0;
+  }
+  if (command === 'help') {
+    if (rest[0] === 'forward') io.stdout.write(forwardUsage);
+    else if (rest[0] === 'version') io.stdout.write(versionUsage);
+    else if (rest[0] === undefined) io.stdout.write(commandsUsage);
+    else {
+      io.stderr.write(`kubescribe help: unknown command "${rest[0]}"\n\n${commandsUsage}`);
+      return 2;
+    }
+    return 0;
+  }
+  if (command === 'version' || command === '--version') {
+    if (rest[0] === '--help' || rest[0] === '-h') io.stdout.write(versionUsage);
+    else io.stdout.write(`kubescribe ${packageVersion()}\n`);
+    return 0;
   }
   if (command !== 'forward') {
-    io.stderr.write(`kubescribe: unknown command "${command}"\n${forwardUsage}`);
+    io.stderr.write(`kubescribe: unknown command "${command}"\n\n${commandsUsage}`);
     return 2;
   }
   let configPath = io.env.KUBESCRIBE_FORWARDER_CONFIG;
@@ -55,7 +72,13 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       `${scrubSecrets(JSON.stringify({ time: new Date().toISOString(), event, ...fields }))}\n`,
     );
   try {
-    const config = parseForwarderConfig(await readFile(configPath, 'utf8'));
+    const text = await readFile(configPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigFileUnreadable(
+        configPath,
+        error.code === 'ENOENT' ? 'there is no such file' : error.message,
+      );
+    });
+    const config = parseForwarderConfig(text);
     const tokenEnv = config.kubescribe.tokenEnv;
     const token = tokenEnv === undefined ? undefined : io.env[tokenEnv];
     if (tokenEnv !== undefined && !token) {
@@ -71,7 +94,37 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   } catch (thrown) {
     if (io.signal.aborted) return 0;
     const error = ensureError(thrown);
+    if (error instanceof ConfigFileUnreadable) {
+      io.stderr.write(`kubescribe forward: ${error.message}\n`);
+      return 2;
+    }
     io.stderr.write(`kubescribe forward: ${error.name}: ${error.message}\n`);
     return error.name === 'ForwarderConfigInvalid' || error.name === 'KubeconfigUnusable' ? 2 : 1;
   }
+}
+
+/** The configuration file named by --config could not be read; the message says which file and why. */
+class ConfigFileUnreadable extends KubescribeError<{ path: string; reason: string }> {
+  static readonly code = 'ConfigFileUnreadable';
+  readonly code = ConfigFileUnreadable.code;
+  constructor(path: string, reason: string) {
+    super(`cannot read the configuration file "${path}": ${reason}`, { path, reason });
+  }
+}
+
+/** The version of the installed package (package.json at the package root, above dist/ or the sources). */
+function packageVersion(): string {
+  for (const up of [
+    ['..', '..'],
+    ['..', '..', '..'],
+  ]) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(__dirname, ...up, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'kubescribe' && pkg.version) return pkg.version;
+    } catch {}
+  }
+  return 'unknown';
 }
