@@ -87,7 +87,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       );
       return 2;
     }
-    const connection = await kubeConnectionFromConfig(config.cluster);
+    const connection = await kubeConnectionFromConfig(config.cluster, io.env);
     const progress = createProgress({ stream: io.stderr, log });
     await runForwarder({ config, connection, token, log, progress, once, signal: io.signal });
     return 0;

@@ -135,4 +135,35 @@ describe('the kubescribe forward command', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/ForwarderConfigInvalid: .*kubescribe\.url.*resources/);
   });
+
+  it('says plainly that it is not in a cluster and found no kubeconfig, exiting 2 at once', async () => {
+    const outside = join(cli.dir, 'outside.yaml');
+    await writeFile(
+      outside,
+      `kubescribe: { url: "${stub.url}", target: prod }\nresources: [{ group: "", version: v1, resource: configmaps }]\n`,
+    );
+    const { code, stdout, stderr } = await cli.run(['forward', '--config', outside, '--once']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('not in a cluster, and no kubeconfig was found');
+    expect(stdout).not.toContain('WatchFailed');
+  });
+
+  it('says why a kubeconfig cannot load, quoting nothing of it', async () => {
+    const broken = join(cli.dir, 'broken-kubeconfig.yaml');
+    await writeFile(broken, 'apiVersion: v1\nusers: [ { name: x, user: { token: secret-token-4411 } }\n');
+    for (const [kubeconfig, reason] of [
+      [join(cli.dir, 'missing-kubeconfig.yaml'), 'there is no such file'],
+      [broken, 'it is not valid YAML'],
+    ] as const) {
+      const file = join(cli.dir, 'with-kubeconfig.yaml');
+      await writeFile(
+        file,
+        `kubescribe: { url: "${stub.url}", target: prod }\ncluster: { kubeconfig: "${kubeconfig}" }\nresources: [{ group: "", version: v1, resource: configmaps }]\n`,
+      );
+      const { code, stderr } = await cli.run(['forward', '--config', file, '--once']);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`could not be loaded: ${reason}`);
+      expect(stderr).not.toContain('secret-token-4411');
+    }
+  });
 });
