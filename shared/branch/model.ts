@@ -31,12 +31,19 @@ export interface WindowChange {
   payloadRef?: string;
   bytes: number;
   resourceVersion?: string;
+  /** Receipt time (epoch ms) of the request that carried it; absent in windows stored before it was kept. */
+  atMs?: number;
   /** First-seen order of the path inside its window. */
   seq: number;
 }
 
-/** A window change as stored: `[path, operation, bytes, seq, payloadRef, resourceVersion]`. */
-export type StoredChange = [string, Operation, number, number, string | null, string | null];
+/**
+ * A window change as stored: `[path, operation, bytes, seq, payloadRef, resourceVersion, atMs]`
+ * (`atMs` absent in windows stored before receipt times were kept).
+ */
+export type StoredChange =
+  | [string, Operation, number, number, string | null, string | null]
+  | [string, Operation, number, number, string | null, string | null, number];
 
 /** One change of a decided write, in first-seen order. */
 export interface WriteChange {
@@ -129,6 +136,11 @@ export interface StoredWrite {
   bytes?: number;
   /** Absent when it is one per change, at least one. */
   items?: number;
+  /**
+   * The order of each change (`ch`), as `change-order.ts` stores it, so that a change that arrives
+   * late never overwrites a newer pending one. Absent in writes stored before, and for snapshots.
+   */
+  ord?: string[];
 }
 
 /** The open commit window, keyed by (author, attribution, target). */

@@ -19,10 +19,11 @@ function hashOf(path: string): number {
 }
 
 function decode(stored: StoredChange): WindowChange {
-  const [path, operation, bytes, seq, payloadRef, resourceVersion] = stored;
+  const [path, operation, bytes, seq, payloadRef, resourceVersion, atMs] = stored;
   const change: WindowChange = { path, operation, bytes, seq };
   if (payloadRef !== null) change.payloadRef = payloadRef;
   if (resourceVersion !== null) change.resourceVersion = resourceVersion;
+  if (atMs !== undefined) change.atMs = atMs;
   return change;
 }
 
@@ -43,14 +44,15 @@ function withChange(buckets: OpenWindow['buckets'], change: WindowChange): OpenW
   const hash = hashOf(change.path);
   const groupIndex = hash % FANOUT;
   const bucketIndex = (hash >>> 5) % FANOUT;
-  const stored: StoredChange = [
+  const fields = [
     change.path,
     change.operation,
     change.bytes,
     change.seq,
     change.payloadRef ?? null,
     change.resourceVersion ?? null,
-  ];
+  ] as const;
+  const stored: StoredChange = change.atMs === undefined ? [...fields] : [...fields, change.atMs];
   const group = buckets[groupIndex] ?? [];
   const bucket = group[bucketIndex] ?? [];
   const at = bucket.findIndex((entry) => entry[0] === change.path);
@@ -65,15 +67,16 @@ function withChange(buckets: OpenWindow['buckets'], change: WindowChange): OpenW
 }
 
 /**
- * The window's contents with `changes` admitted: a path seen before keeps its place (its first-seen
+ * The window's contents with `admitted` (received at `atMs`) admitted: a path seen before keeps its place (its first-seen
  * order) and its new bytes replace the old ones; a new path comes last.
  */
 export function admitToWindow(
   window: OpenWindow,
-  changes: readonly Omit<WindowChange, 'seq'>[],
+  admitted: readonly Omit<WindowChange, 'seq'>[],
+  atMs: number,
 ): Pick<OpenWindow, 'buckets' | 'paths' | 'bytes' | 'nextSeq'> {
   let { buckets, paths, bytes, nextSeq } = window;
-  for (const change of changes) {
+  for (const change of admitted.map((entry) => ({ ...entry, atMs }))) {
     const previous = changeIn(buckets, change.path);
     if (previous) {
       bytes += change.bytes - previous.bytes;

@@ -40,6 +40,15 @@ function storeChanges(changes: readonly WriteChange[]): StoredWriteChange[] {
   });
 }
 
+/** The paths of a stored write's changes, in order. */
+export function changePaths(stored: readonly StoredWriteChange[]): string[] {
+  let previousPath: string | undefined;
+  return stored.map(([storedPath]) => {
+    previousPath = expandPath(storedPath, previousPath);
+    return previousPath;
+  });
+}
+
 function expandChanges(stored: readonly StoredWriteChange[]): WriteChange[] {
   let previousRef: string | undefined;
   let previousPath: string | undefined;
