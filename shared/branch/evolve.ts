@@ -81,7 +81,7 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
         ...state,
         window: {
           ...window,
-          ...admitToWindow(window, fact.changes, Date.parse(fact.at)),
+          ...admitToWindow(window, fact.changes, Date.parse(fact.at) - Date.parse(window.openedAt)),
           idleFrom: fact.at,
           soleMessage,
         },

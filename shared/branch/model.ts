@@ -99,12 +99,14 @@ export interface WriteOrigin {
 
 /**
  * A change of a stored write: `[path, bytes]` or `[path, bytes, ref]` for an upsert,
- * `[path, bytes, ref | null, 'delete']` for a delete. `path` is `/<name>` when it is in the previous
+ * `[path, bytes, ref | null, 'delete']` for a delete, `[path]` for a delete of no bytes and no ref
+ * (the common delete: 16 bytes less a change). `path` is `/<name>` when it is in the previous
  * change's folder (`storage/paths.ts`); `ref` is the payload reference as `storage/refs.ts` stores it.
  * Paths stored before the folder form never start with `/` (canonical paths do not), so they read
  * back unchanged.
  */
 export type StoredWriteChange =
+  | [string]
   | [string, number]
   | [string, number, string]
   | [string, number, string | null, 'delete'];

@@ -128,7 +128,7 @@ function newerKept(
   earlier: WindowChange | undefined,
 ): Omit<Extract<BranchFact, { type: 'ChangeSkipped' }>, 'type' | 'at' | 'windowId' | 'path'> | undefined {
   const order = { resourceVersion: change.resourceVersion, atMs: decision.atMs };
-  const inWindow = earlier ?? changeIn(window.buckets, change.path);
+  const inWindow = earlier ?? changeIn(window, change.path);
   const pending = inWindow
     ? undefined
     : pendingOrders(decision.state).get(orderKey(window.target, change.path));
@@ -187,7 +187,7 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
         record(decision, { type: 'ChangeSkipped', windowId: window.id, path: change.path, ...skipped });
         continue;
       }
-      if (!earlier && !changeIn(window.buckets, change.path)) newPaths += 1;
+      if (!earlier && !changeIn(window, change.path)) newPaths += 1;
       const entry: Omit<WindowChange, 'seq'> = {
         path: change.path,
         operation: change.operation,

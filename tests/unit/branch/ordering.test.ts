@@ -85,13 +85,13 @@ describe('a window holds at most `windowChanges` changes', () => {
     };
   }
 
-  it('closes at 5,000 changes by default, even in one command, and keeps every change', () => {
-    const branch = new Branch().run(deletes(12_000));
+  it('closes at 2,000 changes by default, even in one command, and keeps every change', () => {
+    const branch = new Branch().run(deletes(5_000));
     const closed = ofType(branch.history, 'WindowClosed');
     expect(closed.map((fact) => fact.reason)).toEqual(['item-limit', 'item-limit']);
     const writes = pendingWrites(branch.state);
-    expect(writes.map((write) => write.changes?.length)).toEqual([5_000, 5_000]);
-    expect(branch.state.window?.paths).toBe(2_000);
+    expect(writes.map((write) => write.changes?.length)).toEqual([2_000, 2_000]);
+    expect(branch.state.window?.paths).toBe(1_000);
   });
 
   it('follows a configured limit', () => {
