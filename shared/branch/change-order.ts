@@ -36,10 +36,11 @@ export function supersedes(candidate: ChangeOrder, kept: ChangeOrder): boolean {
 
 /**
  * A change's order as a pending write stores it (`StoredWrite.ord`): the receipt time as base-36
- * milliseconds before the write's decision, with `:<resourceVersion>` when it is an integer.
+ * milliseconds before the write's decision (signed), with `:<resourceVersion>` when it is an integer.
  */
 export function storeOrder(order: ChangeOrder, decidedAtMs: number): string {
-  const before = order.atMs === undefined ? '' : Math.max(0, decidedAtMs - order.atMs).toString(36);
+  // negative when the decision's own time is earlier: signals carry their request's time, in any order
+  const before = order.atMs === undefined ? '' : (decidedAtMs - order.atMs).toString(36);
   const rv = order.resourceVersion;
   return rv !== undefined && INTEGER.test(rv) ? `${before}:${rv}` : before;
 }
