@@ -79,7 +79,12 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       const soleMessage = fact.soleMessage ?? null;
       return {
         ...state,
-        window: { ...window, ...admitToWindow(window, fact.changes), idleFrom: fact.at, soleMessage },
+        window: {
+          ...window,
+          ...admitToWindow(window, fact.changes, Date.parse(fact.at) - Date.parse(window.openedAt)),
+          idleFrom: fact.at,
+          soleMessage,
+        },
       };
     }
     case 'ChangeSkipped':
@@ -90,7 +95,7 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
     case 'WriteDecided': {
       const write = fact.write;
       let next: BranchState = {
-        ...appendWrite(state, write),
+        ...appendWrite(state, write, fact.order),
         counters: { ...state.counters, write: state.counters.write + 1 },
       };
       for (const saveId of write.saveIds) {

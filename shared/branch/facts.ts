@@ -18,6 +18,7 @@ export type WindowCloseReason =
   | 'max-duration'
   | 'author-or-target-change'
   | 'buffer-limit'
+  | 'item-limit'
   | 'resync-before-apply'
   | 'attach-next'
   | 'save-deadline';
@@ -63,13 +64,23 @@ export type BranchFact =
       {
         windowId: string;
         path: string;
-        resourceVersion: string;
-        keptResourceVersion: string;
-        reason: 'older-resource-version';
+        resourceVersion?: string;
+        keptResourceVersion?: string;
+        /** Where the newer change is: the open window, or a pending write (`writeId`). */
+        writeId?: string;
+        reason: 'older-resource-version' | 'older-receipt';
       }
     >
   | Fact<'WindowClosed', { windowId: string; reason: WindowCloseReason; writeId: string; saveId?: string }>
-  | Fact<'WriteDecided', { write: PendingWrite; reason: 'window-closed' | 'snapshot' | 'save-record' }>
+  | Fact<
+      'WriteDecided',
+      {
+        write: PendingWrite;
+        /** Each change's order (`change-order.ts`), for a window's write. */
+        order?: string[];
+        reason: 'window-closed' | 'snapshot' | 'save-record';
+      }
+    >
   | Fact<'SnapshotSuperseded', { writeId: string; by: string; reason: 'newer-snapshot-of-same-scope' }>
   | Fact<'SaveRegistered', { save: SaveRecord }>
   | Fact<'SaveSawForeignWindow', { saveId: string; windowId: string }>

@@ -31,12 +31,19 @@ export interface WindowChange {
   payloadRef?: string;
   bytes: number;
   resourceVersion?: string;
+  /** Receipt time (epoch ms) of the request that carried it; absent in windows stored before it was kept. */
+  atMs?: number;
   /** First-seen order of the path inside its window. */
   seq: number;
 }
 
-/** A window change as stored: `[path, operation, bytes, seq, payloadRef, resourceVersion]`. */
-export type StoredChange = [string, Operation, number, number, string | null, string | null];
+/**
+ * A window change as stored: `[path, operation, bytes, seq, payloadRef, resourceVersion, atMs]`
+ * (`atMs` absent in windows stored before receipt times were kept).
+ */
+export type StoredChange =
+  | [string, Operation, number, number, string | null, string | null]
+  | [string, Operation, number, number, string | null, string | null, number];
 
 /** One change of a decided write, in first-seen order. */
 export interface WriteChange {
@@ -92,12 +99,14 @@ export interface WriteOrigin {
 
 /**
  * A change of a stored write: `[path, bytes]` or `[path, bytes, ref]` for an upsert,
- * `[path, bytes, ref | null, 'delete']` for a delete. `path` is `/<name>` when it is in the previous
+ * `[path, bytes, ref | null, 'delete']` for a delete, `[path]` for a delete of no bytes and no ref
+ * (the common delete: 16 bytes less a change). `path` is `/<name>` when it is in the previous
  * change's folder (`storage/paths.ts`); `ref` is the payload reference as `storage/refs.ts` stores it.
  * Paths stored before the folder form never start with `/` (canonical paths do not), so they read
  * back unchanged.
  */
 export type StoredWriteChange =
+  | [string]
   | [string, number]
   | [string, number, string]
   | [string, number, string | null, 'delete'];
@@ -129,6 +138,11 @@ export interface StoredWrite {
   bytes?: number;
   /** Absent when it is one per change, at least one. */
   items?: number;
+  /**
+   * The order of each change (`ch`), as `change-order.ts` stores it, so that a change that arrives
+   * late never overwrites a newer pending one. Absent in writes stored before, and for snapshots.
+   */
+  ord?: string[];
 }
 
 /** The open commit window, keyed by (author, attribution, target). */

@@ -35,6 +35,11 @@ export const branchLimitsSchema = z.strictObject({
   receiptRetentionMs: durationMs,
   /** Window timing of a target that configures none (idle 5 s, maximum 1 min). */
   window: windowTimingSchema,
+  /**
+   * Changes (paths) one window holds before it closes (2,000): zero-byte deletes never reach the
+   * byte cap, and a window's write must fit one durable message. Absent in states stored before.
+   */
+  windowChanges: z.number().int().positive().finite().optional(),
 });
 export type BranchLimits = z.infer<typeof branchLimitsSchema>;
 
@@ -49,7 +54,13 @@ export const DEFAULT_LIMITS: BranchLimits = {
   saveMaxDurationMs: 2_000,
   receiptRetentionMs: 15 * 60_000,
   window: { idleTimeoutMs: 5_000, maxDurationMs: 60_000 },
+  windowChanges: 2_000,
 };
+
+/** How many changes a window holds before it closes (`item-limit`). */
+export function windowChangeLimit(limits: BranchLimits): number {
+  return limits.windowChanges ?? DEFAULT_LIMITS.windowChanges ?? 2_000;
+}
 
 /** A target's settings: where it writes in the repository, its prune mode and window timing. */
 export interface TargetSettings {

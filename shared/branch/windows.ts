@@ -1,6 +1,7 @@
-import type { CommandOf } from './commands';
+import { type ChangeOrder, storeOrder, supersedes } from './change-order';
+import type { AdmittedChange, CommandOf } from './commands';
 import { type Decision, nextWriteId, record, targetSettings } from './context';
-import type { WindowCloseReason } from './facts';
+import type { BranchFact, WindowCloseReason } from './facts';
 import { eventMessage, groupMessage, saveMessageOr } from './messages';
 import {
   type Attribution,
@@ -10,7 +11,8 @@ import {
   sameAuthor,
   type WindowChange,
 } from './model';
-import { changeIn, changesInOrder } from './storage';
+import { windowChangeLimit } from './settings';
+import { changeIn, changesInOrder, orderKey, pendingOrders } from './storage';
 import { addMs, toMs } from './time';
 
 /** Attribution outcomes that name a person; an unresolved or configured author names nobody. */
@@ -53,6 +55,7 @@ export function closeWindow(decision: Decision, reason: WindowCloseReason): void
       ? window.soleMessage
       : groupMessage(window.author, window.target, window.paths);
   const writeId = nextWriteId(decision);
+  const inOrder = changesInOrder(window);
   const write: PendingWrite = {
     id: writeId,
     kind: 'window',
@@ -64,7 +67,7 @@ export function closeWindow(decision: Decision, reason: WindowCloseReason): void
     decidedAt: decision.at,
     prune: settings.prune,
     allowEmpty: save?.whenNothingToCommit === 'CommitEmpty',
-    changes: changesInOrder(window).map(({ path, operation, payloadRef, bytes }) =>
+    changes: inOrder.map(({ path, operation, payloadRef, bytes }) =>
       payloadRef === undefined ? { path, operation, bytes } : { path, operation, payloadRef, bytes },
     ),
     saveIds: save ? [save.id] : [],
@@ -78,7 +81,8 @@ export function closeWindow(decision: Decision, reason: WindowCloseReason): void
     writeId,
     ...(save ? { saveId: save.id } : {}),
   });
-  record(decision, { type: 'WriteDecided', write, reason: 'window-closed' });
+  const order = inOrder.map((change) => storeOrder(change, decision.atMs));
+  record(decision, { type: 'WriteDecided', write, order, reason: 'window-closed' });
 }
 
 /** Closes the open window when its idle or maximum deadline has passed. */
@@ -116,15 +120,39 @@ function openWindow(decision: Decision, command: CommandOf<'AdmitChanges'>): voi
   }
 }
 
-function newerResourceVersion(candidate: string, kept: string): boolean {
-  // resourceVersions are opaque, but Kubernetes issues them as increasing integers; only then compare.
-  if (/^\d+$/.test(candidate) && /^\d+$/.test(kept)) {
-    return candidate.length !== kept.length ? candidate.length > kept.length : candidate >= kept;
-  }
-  return true;
+/** Why `change` must not be admitted: a newer change to its path is in the window or pending. */
+function newerKept(
+  decision: Decision,
+  window: OpenWindow,
+  change: AdmittedChange,
+  earlier: WindowChange | undefined,
+): Omit<Extract<BranchFact, { type: 'ChangeSkipped' }>, 'type' | 'at' | 'windowId' | 'path'> | undefined {
+  const order = { resourceVersion: change.resourceVersion, atMs: decision.atMs };
+  const inWindow = earlier ?? changeIn(window, change.path);
+  const pending = inWindow
+    ? undefined
+    : pendingOrders(decision.state).get(orderKey(window.target, change.path));
+  const kept = inWindow ?? pending?.order;
+  if (!kept || supersedes(order, kept)) return undefined;
+  const byVersion = kept.resourceVersion !== undefined && change.resourceVersion !== undefined;
+  return {
+    ...(change.resourceVersion !== undefined ? { resourceVersion: change.resourceVersion } : {}),
+    ...(kept.resourceVersion !== undefined ? { keptResourceVersion: kept.resourceVersion } : {}),
+    ...(pending ? { writeId: pending.writeId } : {}),
+    reason: byVersion && supersedesByVersion(order, kept) ? 'older-resource-version' : 'older-receipt',
+  };
 }
 
-/** Admits changes into the window of their (author, attribution, target), closing another one first. */
+/** Whether the skip was decided by resourceVersions (both integers) rather than receipt times. */
+function supersedesByVersion(candidate: ChangeOrder, kept: ChangeOrder): boolean {
+  return /^\d+$/.test(candidate.resourceVersion ?? '') && /^\d+$/.test(kept.resourceVersion ?? '');
+}
+
+/**
+ * Admits changes into the window of their (author, attribution, target), closing another one first.
+ * A change older than the one its path holds in the window or in a pending write is skipped, and a
+ * window that reaches its change limit closes (`item-limit`) and the rest go to the next one.
+ */
 export function admitChanges(decision: Decision, command: CommandOf<'AdmitChanges'>): void {
   const current = decision.state.window;
   if (
@@ -137,60 +165,59 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
   ) {
     closeWindow(decision, 'author-or-target-change');
   }
-  if (!decision.state.window) openWindow(decision, command);
-  const window = decision.state.window;
-  if (!window) return;
-
-  const accepted: Omit<WindowChange, 'seq'>[] = [];
-  let lastAccepted: CommandOf<'AdmitChanges'>['changes'][number] | undefined;
-  let newPaths = 0;
-  for (const change of command.changes) {
-    // commands carry a handful of changes: a scan beats building an index
-    const earlierIndex = accepted.findIndex((entry) => entry.path === change.path);
-    const kept = earlierIndex >= 0 ? accepted[earlierIndex] : changeIn(window.buckets, change.path);
-    if (
-      kept?.resourceVersion &&
-      change.resourceVersion &&
-      !newerResourceVersion(change.resourceVersion, kept.resourceVersion)
-    ) {
-      record(decision, {
-        type: 'ChangeSkipped',
-        windowId: window.id,
+  const limit = windowChangeLimit(decision.state.limits);
+  let rest = command.changes;
+  while (rest.length > 0) {
+    if (!decision.state.window) openWindow(decision, command);
+    const window = decision.state.window;
+    if (!window) return;
+    const accepted: Omit<WindowChange, 'seq'>[] = [];
+    let lastAccepted: AdmittedChange | undefined;
+    let newPaths = 0;
+    let taken = 0;
+    for (const change of rest) {
+      if (window.paths + newPaths >= limit) break;
+      taken += 1;
+      // commands carry a handful of changes: a scan beats building an index
+      const earlierIndex = accepted.findIndex((entry) => entry.path === change.path);
+      const earlier =
+        earlierIndex >= 0 ? { ...accepted[earlierIndex]!, atMs: decision.atMs, seq: 0 } : undefined;
+      const skipped = newerKept(decision, window, change, earlier);
+      if (skipped) {
+        record(decision, { type: 'ChangeSkipped', windowId: window.id, path: change.path, ...skipped });
+        continue;
+      }
+      if (!earlier && !changeIn(window, change.path)) newPaths += 1;
+      const entry: Omit<WindowChange, 'seq'> = {
         path: change.path,
-        resourceVersion: change.resourceVersion,
-        keptResourceVersion: kept.resourceVersion,
-        reason: 'older-resource-version',
-      });
-      continue;
+        operation: change.operation,
+        bytes: change.bytes,
+      };
+      if (change.payloadRef !== undefined) entry.payloadRef = change.payloadRef;
+      if (change.resourceVersion !== undefined) entry.resourceVersion = change.resourceVersion;
+      if (earlierIndex >= 0) accepted[earlierIndex] = entry;
+      else accepted.push(entry);
+      lastAccepted = change;
     }
-    if (!kept) newPaths += 1;
-    const entry: Omit<WindowChange, 'seq'> = {
-      path: change.path,
-      operation: change.operation,
-      bytes: change.bytes,
-    };
-    if (change.payloadRef !== undefined) entry.payloadRef = change.payloadRef;
-    if (change.resourceVersion !== undefined) entry.resourceVersion = change.resourceVersion;
-    if (earlierIndex >= 0) accepted[earlierIndex] = entry;
-    else accepted.push(entry);
-    lastAccepted = change;
-  }
-  if (accepted.length === 0 || !lastAccepted) return;
-  const soleMessage = window.paths + newPaths === 1 ? eventMessage(lastAccepted) : undefined;
-  record(decision, {
-    type: 'ChangesAdmitted',
-    windowId: window.id,
-    changes: accepted,
-    ...(soleMessage !== undefined ? { soleMessage } : {}),
-  });
-
-  attachWaitingSave(decision);
-  const open = decision.state.window;
-  if (!open) return;
-  if (open.bytes + decision.state.pendingBytes >= decision.state.limits.bufferBytes) {
-    closeWindow(decision, 'buffer-limit');
-  } else if (toMs(open.maxDueAt) <= decision.atMs) {
-    closeWindow(decision, open.saveId ? 'save-deadline' : 'max-duration');
+    rest = rest.slice(taken);
+    if (accepted.length > 0 && lastAccepted) {
+      const soleMessage = window.paths + newPaths === 1 ? eventMessage(lastAccepted) : undefined;
+      record(decision, {
+        type: 'ChangesAdmitted',
+        windowId: window.id,
+        changes: accepted,
+        ...(soleMessage !== undefined ? { soleMessage } : {}),
+      });
+      attachWaitingSave(decision);
+    }
+    const open = decision.state.window;
+    if (!open) continue;
+    if (open.paths >= limit) closeWindow(decision, 'item-limit');
+    else if (open.bytes + decision.state.pendingBytes >= decision.state.limits.bufferBytes) {
+      closeWindow(decision, 'buffer-limit');
+    } else if (toMs(open.maxDueAt) <= decision.atMs) {
+      closeWindow(decision, open.saveId ? 'save-deadline' : 'max-duration');
+    }
   }
 }
 

@@ -16,6 +16,7 @@ import {
 } from '../../branch';
 import { checkTargetPath } from '../../config/names';
 import { checkWritePath } from '../../git/check-write-path';
+import { type RecentRequests, rememberRequest, seenRequest } from './recent-requests';
 import { readStoredState } from './stored-state';
 
 /**
@@ -26,6 +27,8 @@ import { readStoredState } from './stored-state';
 export interface BranchEntityState {
   branch: BranchState;
   snapshots: Record<string, SnapshotParts>;
+  /** Client signals applied recently, by request id (absent in states stored before). */
+  requests?: RecentRequests[];
 }
 
 export interface SnapshotParts {
@@ -33,7 +36,13 @@ export interface SnapshotParts {
   openedAt: string;
   parts: { ref: string; bytes: number; objects: number }[];
   completed: boolean;
+  /** A completion that names more parts than have arrived: applied when the last one arrives. */
+  awaiting?: SnapshotCompletion;
+  /** The completion's scope and revision, kept once applied: a part arriving after it is applied with them. */
+  applied?: Pick<SnapshotCompletion, 'scope' | 'revision'>;
 }
+
+type SnapshotCompletion = Omit<z.output<(typeof branchOperationSchemas)['snapshot-complete']>, 'requestId'>;
 
 /** The payload reference a completed multi-part snapshot is admitted under. */
 export function snapshotRef(snapshotId: string): string {
@@ -44,7 +53,10 @@ export function snapshotRef(snapshotId: string): string {
 const ABANDONED_SNAPSHOT_MS = 60 * 60 * 1000;
 
 const instant = z.iso.datetime({ offset: true });
+/** One id per client request (the HTTP layer's); a signal whose id was applied recently is dropped. */
+const requestIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8-64 base64url characters');
 const partSchema = z.strictObject({
+  requestId: requestIdSchema.optional(),
   at: instant,
   snapshotId: z.string().min(1).max(128),
   target: z.string().min(1),
@@ -56,13 +68,17 @@ const partSchema = z.strictObject({
 /** The operations of the branch entity, by name, each with its input schema. */
 export const branchOperationSchemas = {
   /** Decide commands in order (settings first, then the work). */
-  apply: z.strictObject({ commands: z.array(branchCommandSchema).min(1) }),
+  apply: z.strictObject({
+    requestId: requestIdSchema.optional(),
+    commands: z.array(branchCommandSchema).min(1),
+  }),
   /** Decide one command and answer what a withdrawal of `saveId` came to. */
   withdraw: z.strictObject({ command: branchCommandSchema, saveId: z.string().min(1) }),
   /** Keep one part of a snapshot that arrives in pieces. */
   'snapshot-part': partSchema,
   /** Admit a snapshot whose parts have all arrived, as one `ApplySnapshot`. */
   'snapshot-complete': z.strictObject({
+    requestId: requestIdSchema.optional(),
     at: instant,
     snapshotId: z.string().min(1).max(128),
     target: z.string().min(1),
@@ -73,6 +89,8 @@ export const branchOperationSchemas = {
       namespace: z.string().optional(),
     }),
     revision: z.string().min(1).max(64),
+    /** How many distinct parts the snapshot has; absent: the parts that have arrived. */
+    parts: z.number().int().positive().max(100_000).optional(),
   }),
   /** Let due deadlines fire and answer what the driver must do next. */
   plan: z.strictObject({ at: instant }),
@@ -123,7 +141,23 @@ export function runBranchOperation(
   const valid = parsed.data;
   const unsafe = unsafePath(state, commandsIn(operation as BranchOperationName, valid));
   if (unsafe !== undefined) return { state, answer: { ok: false, error: `${operation}: ${unsafe}` } };
-  switch (operation as BranchOperationName) {
+  const requestId = 'requestId' in valid ? valid.requestId : undefined;
+  if (requestId === undefined) return runValid(state, operation as BranchOperationName, valid);
+  // A client signal delivered again (at least once, docs/branch-state-machine.md) changes nothing.
+  if (seenRequest(state.requests, requestId)) return { state, answer: { ok: true } };
+  const ran = runValid(state, operation as BranchOperationName, valid);
+  const atMs = Date.parse(
+    'at' in valid ? valid.at : (valid as { commands: BranchCommand[] }).commands.at(-1)!.at,
+  );
+  return { ...ran, state: { ...ran.state, requests: rememberRequest(state.requests, requestId, atMs) } };
+}
+
+function runValid(
+  state: BranchEntityState,
+  operation: BranchOperationName,
+  valid: unknown,
+): { state: BranchEntityState; answer: BranchOperationAnswer } {
+  switch (operation) {
     case 'apply': {
       const { commands } = valid as z.output<(typeof branchOperationSchemas)['apply']>;
       return { state: forgetSettled(applyAll(state, commands), commands.at(-1)!.at), answer: { ok: true } };
@@ -134,39 +168,30 @@ export function runBranchOperation(
       const target = command.type === 'WithdrawSave' ? command.target : undefined;
       return { state: next, answer: { ok: true, withdraw: withdrawAnswer(next.branch, saveId, target) } };
     }
-    case 'snapshot-part': {
-      const part = valid as z.output<(typeof branchOperationSchemas)['snapshot-part']>;
-      const open = state.snapshots[part.snapshotId] ?? {
-        target: part.target,
-        openedAt: part.at,
+    case 'snapshot-part':
+      return {
+        state: keepPart(state, valid as z.output<(typeof branchOperationSchemas)['snapshot-part']>),
+        answer: { ok: true },
+      };
+    case 'snapshot-complete': {
+      const { requestId: _id, ...complete } = valid as z.output<
+        (typeof branchOperationSchemas)['snapshot-complete']
+      >;
+      const open = state.snapshots[complete.snapshotId];
+      // Nothing arrived and no part count named: nothing to apply (a snapshot with no parts would prune all).
+      if ((!open && complete.parts === undefined) || open?.completed || open?.awaiting)
+        return { state, answer: { ok: true } };
+      const waiting: SnapshotParts = open ?? {
+        target: complete.target,
+        openedAt: complete.at,
         parts: [],
         completed: false,
       };
-      if (open.completed || open.parts.some((known) => known.ref === part.payloadRef))
-        return { state, answer: { ok: true } };
-      const parts = [...open.parts, { ref: part.payloadRef, bytes: part.bytes, objects: part.objects }];
-      return {
-        state: { ...state, snapshots: { ...state.snapshots, [part.snapshotId]: { ...open, parts } } },
-        answer: { ok: true },
+      const next = {
+        ...state,
+        snapshots: { ...state.snapshots, [complete.snapshotId]: { ...waiting, awaiting: complete } },
       };
-    }
-    case 'snapshot-complete': {
-      const complete = valid as z.output<(typeof branchOperationSchemas)['snapshot-complete']>;
-      const open = state.snapshots[complete.snapshotId];
-      if (!open || open.completed) return { state, answer: { ok: true } };
-      const snapshots = { ...state.snapshots, [complete.snapshotId]: { ...open, completed: true } };
-      const command: BranchCommand = {
-        type: 'ApplySnapshot',
-        at: complete.at,
-        target: complete.target,
-        scope: complete.scope,
-        revision: complete.revision,
-        payloadRef: snapshotRef(complete.snapshotId),
-        bytes: open.parts.reduce((sum, part) => sum + part.bytes, 0),
-        objects: open.parts.reduce((sum, part) => sum + part.objects, 0),
-      };
-      const next = applyAll({ ...state, snapshots }, [...complete.settings, command]);
-      return { state: forgetSettled(next, complete.at), answer: { ok: true } };
+      return { state: completeIfWhole(next, complete.snapshotId, complete.at), answer: { ok: true } };
     }
     case 'plan': {
       const { at } = valid as z.output<(typeof branchOperationSchemas)['plan']>;
@@ -174,6 +199,87 @@ export function runBranchOperation(
       return { state: next, answer: { ok: true, plan: planOf(next, at) } };
     }
   }
+}
+
+/**
+ * Keeps one part of a snapshot, once per payload reference. A part that arrives after its
+ * snapshot was applied (its completion named no count, and the signals crossed) is never dropped:
+ * it joins the snapshot's write while that waits unpublished, else it is applied as a snapshot of
+ * its own that deletes nothing (`prune: Never`).
+ */
+function keepPart(
+  state: BranchEntityState,
+  part: z.output<(typeof branchOperationSchemas)['snapshot-part']>,
+): BranchEntityState {
+  const kept = { ref: part.payloadRef, bytes: part.bytes, objects: part.objects };
+  let id = part.snapshotId;
+  for (let late = 1; state.snapshots[id]?.completed && !joinable(state, id); late++)
+    id = `${part.snapshotId}.late-${late}`;
+  const open = state.snapshots[id];
+  if (open?.parts.some((known) => known.ref === part.payloadRef)) return state;
+  if (!open && id !== part.snapshotId) {
+    const applied = state.snapshots[part.snapshotId]?.applied ?? { scope: {}, revision: 'late' };
+    const snapshots = {
+      ...state.snapshots,
+      [id]: { target: part.target, openedAt: part.at, parts: [kept], completed: true, applied },
+    };
+    const command: BranchCommand = {
+      type: 'ApplySnapshot',
+      at: part.at,
+      target: part.target,
+      ...applied,
+      payloadRef: snapshotRef(id),
+      bytes: part.bytes,
+      objects: part.objects,
+      prune: 'Never',
+    };
+    return forgetSettled(applyAll({ ...state, snapshots }, [command]), part.at);
+  }
+  const base = open ?? { target: part.target, openedAt: part.at, parts: [], completed: false };
+  const next = {
+    ...state,
+    snapshots: { ...state.snapshots, [id]: { ...base, parts: [...base.parts, kept] } },
+  };
+  return completeIfWhole(next, id, part.at);
+}
+
+/** Whether a completed snapshot's write still waits unpublished and not in flight, so a part can join it. */
+function joinable(state: BranchEntityState, snapshotId: string): boolean {
+  const ref = snapshotRef(snapshotId);
+  const at = state.branch.pending.findIndex((write) => write.snapshot?.payloadRef === ref);
+  return at >= (state.branch.publication.inFlight?.writes ?? 0);
+}
+
+/** Applies a snapshot's awaited completion once every part it names has arrived. */
+function completeIfWhole(state: BranchEntityState, snapshotId: string, at: string): BranchEntityState {
+  const open = state.snapshots[snapshotId];
+  const complete = open?.awaiting;
+  if (!open || !complete || open.parts.length < (complete.parts ?? 0)) return state;
+  const { awaiting: _done, ...rest } = open;
+  const snapshots = {
+    ...state.snapshots,
+    [snapshotId]: {
+      ...rest,
+      completed: true,
+      applied: { scope: complete.scope, revision: complete.revision },
+    },
+  };
+  const decidedAt = Date.parse(at) > Date.parse(complete.at) ? at : complete.at;
+  const command: BranchCommand = {
+    type: 'ApplySnapshot',
+    at: decidedAt,
+    target: complete.target,
+    scope: complete.scope,
+    revision: complete.revision,
+    payloadRef: snapshotRef(snapshotId),
+    bytes: open.parts.reduce((sum, part) => sum + part.bytes, 0),
+    objects: open.parts.reduce((sum, part) => sum + part.objects, 0),
+  };
+  const next = applyAll({ ...state, snapshots }, [
+    ...complete.settings.map((c) => ({ ...c, at: decidedAt })),
+    command,
+  ]);
+  return forgetSettled(next, decidedAt);
 }
 
 /** The branch commands an operation's input carries. */
@@ -253,8 +359,9 @@ export function publicationInFlight(
 }
 
 /**
- * Drops snapshot parts nobody needs any more: a completed snapshot no pending write references
- * (published or superseded), and an incomplete one older than an hour (its sender gave up).
+ * Drops snapshot parts nobody needs any more: those of a completed snapshot no pending write
+ * references (published or superseded; the snapshot itself is remembered for an hour), and an
+ * incomplete one older than an hour (its sender gave up).
  */
 function forgetSettled(state: BranchEntityState, at: string): BranchEntityState {
   const ids = Object.keys(state.snapshots);
@@ -263,10 +370,10 @@ function forgetSettled(state: BranchEntityState, at: string): BranchEntityState 
   const snapshots: Record<string, SnapshotParts> = {};
   for (const id of ids) {
     const open = state.snapshots[id]!;
-    const keep = open.completed
-      ? referenced.has(snapshotRef(id))
-      : Date.parse(at) - Date.parse(open.openedAt) < ABANDONED_SNAPSHOT_MS;
-    if (keep) snapshots[id] = open;
+    const recent = Date.parse(at) - Date.parse(open.openedAt) < ABANDONED_SNAPSHOT_MS;
+    // A published snapshot is remembered (without its parts) for as long: a late part is applied, not kept open.
+    if (open.completed && referenced.has(snapshotRef(id))) snapshots[id] = open;
+    else if (recent) snapshots[id] = open.completed ? { ...open, parts: [] } : open;
   }
   return { ...state, snapshots };
 }

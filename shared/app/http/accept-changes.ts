@@ -61,8 +61,38 @@ export async function acceptChanges({
     }
     current.command.changes.push(admitted(change, bytes, refs[index]));
   });
-  await branch.apply(at, commands);
+  for (const signal of signalsOf(commands)) await branch.apply(at, signal);
   if (admitNeedsWake(status, runtime.nowMs())) await branch.wake();
+}
+
+/**
+ * Changes one signal carries at most: about 200 bytes of JSON each, so a signal stays far below the
+ * smallest backend message limit (the Durable Task Scheduler's 1 MiB) while an audit batch (400
+ * events) still takes one entity operation.
+ */
+export const CHANGES_PER_SIGNAL = 1_000;
+
+/** The commands cut into signals of at most `CHANGES_PER_SIGNAL` changes, in order. */
+export function signalsOf(commands: readonly BranchCommand[]): BranchCommand[][] {
+  const signals: BranchCommand[][] = [[]];
+  let room = CHANGES_PER_SIGNAL;
+  for (const command of commands) {
+    if (command.type !== 'AdmitChanges') {
+      signals.at(-1)!.push(command);
+      continue;
+    }
+    for (let from = 0; from < command.changes.length; ) {
+      if (room === 0) {
+        signals.push([]);
+        room = CHANGES_PER_SIGNAL;
+      }
+      const changes = command.changes.slice(from, from + room);
+      signals.at(-1)!.push({ ...command, changes });
+      from += changes.length;
+      room -= changes.length;
+    }
+  }
+  return signals.filter((signal) => signal.length > 0);
 }
 
 // Between the acknowledged signal and the window's close: absorbs clock skew between instances.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../api/errors';
 import {
   admissionCheck,
@@ -25,10 +26,10 @@ export interface BranchHandle {
   ): Promise<PublicationStatus | undefined>;
   /** The target's settings, as the commands that bring the branch in line with the configuration. */
   settings(at: string): BranchCommand[];
-  /** Signals the branch to decide the target's settings, then `commands`, in order. */
+  /** Signals the branch to decide the target's settings, then `commands`, in order (one signal, one request id). */
   apply(at: string, commands: readonly BranchCommand[]): Promise<void>;
-  /** Signals one of the entity's other operations (the parts of a snapshot sent in pieces). */
-  signal(operation: Exclude<BranchOperationName, 'apply'>, input: unknown): Promise<void>;
+  /** Signals one of the entity's other operations (the parts of a snapshot sent in pieces), with a request id. */
+  signal(operation: Exclude<BranchOperationName, 'apply'>, input: Record<string, unknown>): Promise<void>;
   /** Makes sure the branch's driver runs and looks at the branch now. */
   wake(): Promise<void>;
   /** Asks the branch to withdraw a save and answers its decision. */
@@ -61,11 +62,21 @@ export function branchHandle(
     settings: (at) => settingsCommands(runtime, target, at),
     apply: (at, commands) =>
       gateway.signal(branchKey, 'apply', {
+        requestId: newRequestId(),
         commands: [...settingsCommands(runtime, target, at), ...commands],
       }),
-    signal: (operation, input) => gateway.signal(branchKey, operation, input),
+    signal: (operation, input) =>
+      gateway.signal(branchKey, operation, { requestId: newRequestId(), ...input }),
     wake: () =>
       gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.config.branch }),
     withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at, target: target.config.name }),
   };
+}
+
+/**
+ * A fresh id for one signal (96 random bits as 16 base64url characters): the entity drops a signal
+ * whose id it applied recently, since client signals are delivered at least once.
+ */
+export function newRequestId(): string {
+  return randomBytes(12).toString('base64url');
 }

@@ -133,6 +133,8 @@ export async function postSnapshotPart(
 const completeSchema = z.strictObject({
   scope: snapshotScopeSchema.optional(),
   revision: z.string().min(1).max(64),
+  /** How many parts were sent; the snapshot is applied once that many distinct parts arrived. */
+  parts: z.number().int().positive().max(100_000).optional(),
 });
 
 /** `POST /api/v1/targets/{target}/snapshots/{id}/complete`: every part has arrived; apply the snapshot. */
@@ -146,7 +148,7 @@ export async function completeSnapshot(
   if (!body.success) {
     throw new ApiError(
       'invalid-input',
-      "The completion needs the snapshot's revision and, optionally, its scope.",
+      "The completion needs the snapshot's revision and, optionally, its scope and part count.",
       {
         issues: body.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
       },
@@ -160,6 +162,7 @@ export async function completeSnapshot(
     settings: branch.settings(request.at),
     scope: body.data.scope ?? {},
     revision: body.data.revision,
+    ...(body.data.parts === undefined ? {} : { parts: body.data.parts }),
   });
   await branch.wake();
   return { status: 202, body: { snapshot: snapshotId, branch: target.config.branch } };

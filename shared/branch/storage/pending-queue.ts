@@ -1,7 +1,17 @@
+import { type ChangeOrder, expandOrder } from '../change-order';
 import type { PendingWrite, PruneMode, StoredWrite } from '../model';
 import type { BranchState } from '../state';
+import { toMs } from '../time';
 import { releaseOrigin, reprunedOrigin } from './origins';
-import { expandWrite, storedBytes, storedItems, storedWriteId, storeWrite } from './writes';
+import {
+  changePaths,
+  expandWrite,
+  storedBytes,
+  storedDecidedAt,
+  storedItems,
+  storedWriteId,
+  storeWrite,
+} from './writes';
 
 /**
  * The pending writes with what must stay consistent with them: their origins' reference counts and
@@ -10,8 +20,13 @@ import { expandWrite, storedBytes, storedItems, storedWriteId, storeWrite } from
 export type PendingQueue = Pick<BranchState, 'pending' | 'origins' | 'pendingBytes' | 'pendingItems'>;
 
 /** The queue with `write` stored after the others. */
-export function appendWrite<Q extends PendingQueue>(queue: Q, write: PendingWrite): Q {
+export function appendWrite<Q extends PendingQueue>(
+  queue: Q,
+  write: PendingWrite,
+  order?: readonly string[],
+): Q {
   const { stored, origins } = storeWrite(queue.origins, write);
+  if (order && order.length === stored.ch?.length && order.some((key) => key !== '')) stored.ord = [...order];
   return {
     ...queue,
     pending: [...queue.pending, stored],
@@ -78,4 +93,40 @@ export function inFlightWrites(state: WithInFlight): PendingWrite[] {
 /** The branch's pending writes in publication order, as the Git layer receives them. */
 export function pendingWrites(queue: Pick<PendingQueue, 'pending' | 'origins'>): PendingWrite[] {
   return queue.pending.map((stored) => expandWrite(queue.origins, stored));
+}
+
+const orderIndexes = new WeakMap<
+  readonly StoredWrite[],
+  Map<string, { order: ChangeOrder; writeId: string }>
+>();
+
+/** The key of a target's path in `pendingOrders`. */
+export function orderKey(target: string, path: string): string {
+  return `${target}\n${path}`;
+}
+
+/**
+ * The newest pending order of every target's path a pending window write holds (by `orderKey`),
+ * with the write that holds it: what a late change must not overwrite. Built once per `pending`
+ * array (states are immutable).
+ */
+export function pendingOrders(
+  queue: Pick<PendingQueue, 'pending' | 'origins'>,
+): ReadonlyMap<string, { order: ChangeOrder; writeId: string }> {
+  const known = orderIndexes.get(queue.pending);
+  if (known) return known;
+  const index = new Map<string, { order: ChangeOrder; writeId: string }>();
+  for (const stored of queue.pending) {
+    if (!stored.ord || !stored.ch) continue;
+    const decidedAtMs = toMs(storedDecidedAt(stored));
+    const writeId = storedWriteId(stored);
+    const target = queue.origins[stored.by]?.target ?? '';
+    changePaths(stored.ch).forEach((path, at) => {
+      const key = stored.ord?.[at];
+      if (key !== undefined && key !== '')
+        index.set(orderKey(target, path), { order: expandOrder(key, decidedAtMs), writeId });
+    });
+  }
+  orderIndexes.set(queue.pending, index);
+  return index;
 }

@@ -18,11 +18,13 @@ function hashOf(path: string): number {
   return hash >>> 0;
 }
 
-function decode(stored: StoredChange): WindowChange {
-  const [path, operation, bytes, seq, payloadRef, resourceVersion] = stored;
+function decode(stored: StoredChange, openedAtMs: number): WindowChange {
+  const [path, operation, bytes, seq, payloadRef, resourceVersion, sinceOpen] = stored;
+  const atMs = sinceOpen === undefined ? undefined : openedAtMs + sinceOpen;
   const change: WindowChange = { path, operation, bytes, seq };
   if (payloadRef !== null) change.payloadRef = payloadRef;
   if (resourceVersion !== null) change.resourceVersion = resourceVersion;
+  if (atMs !== undefined) change.atMs = atMs;
   return change;
 }
 
@@ -31,11 +33,14 @@ export function emptyBuckets(): OpenWindow['buckets'] {
   return Array.from({ length: FANOUT }, () => Array.from({ length: FANOUT }, () => []));
 }
 
-/** The change held in `buckets` for `path`, if any. */
-export function changeIn(buckets: OpenWindow['buckets'], path: string): WindowChange | undefined {
+/** The change the window holds for `path`, if any. */
+export function changeIn(
+  window: Pick<OpenWindow, 'buckets' | 'openedAt'>,
+  path: string,
+): WindowChange | undefined {
   const hash = hashOf(path);
-  const stored = buckets[hash % FANOUT]?.[(hash >>> 5) % FANOUT]?.find((entry) => entry[0] === path);
-  return stored ? decode(stored) : undefined;
+  const stored = window.buckets[hash % FANOUT]?.[(hash >>> 5) % FANOUT]?.find((entry) => entry[0] === path);
+  return stored ? decode(stored, Date.parse(window.openedAt)) : undefined;
 }
 
 /** The window's buckets with `change` stored under its path (new arrays; the old ones are untouched). */
@@ -43,14 +48,16 @@ function withChange(buckets: OpenWindow['buckets'], change: WindowChange): OpenW
   const hash = hashOf(change.path);
   const groupIndex = hash % FANOUT;
   const bucketIndex = (hash >>> 5) % FANOUT;
-  const stored: StoredChange = [
+  const fields = [
     change.path,
     change.operation,
     change.bytes,
     change.seq,
     change.payloadRef ?? null,
     change.resourceVersion ?? null,
-  ];
+  ] as const;
+  // the receipt time is kept as milliseconds since the window opened
+  const stored: StoredChange = change.atMs === undefined ? [...fields] : [...fields, change.atMs];
   const group = buckets[groupIndex] ?? [];
   const bucket = group[bucketIndex] ?? [];
   const at = bucket.findIndex((entry) => entry[0] === change.path);
@@ -65,16 +72,17 @@ function withChange(buckets: OpenWindow['buckets'], change: WindowChange): OpenW
 }
 
 /**
- * The window's contents with `changes` admitted: a path seen before keeps its place (its first-seen
+ * The window's contents with `admitted` (received `sinceOpenMs` after the window opened) admitted: a path seen before keeps its place (its first-seen
  * order) and its new bytes replace the old ones; a new path comes last.
  */
 export function admitToWindow(
   window: OpenWindow,
-  changes: readonly Omit<WindowChange, 'seq'>[],
+  admitted: readonly Omit<WindowChange, 'seq'>[],
+  sinceOpenMs: number,
 ): Pick<OpenWindow, 'buckets' | 'paths' | 'bytes' | 'nextSeq'> {
   let { buckets, paths, bytes, nextSeq } = window;
-  for (const change of changes) {
-    const previous = changeIn(buckets, change.path);
+  for (const change of admitted.map((entry) => ({ ...entry, atMs: sinceOpenMs }))) {
+    const previous = changeIn({ buckets, openedAt: window.openedAt }, change.path);
     if (previous) {
       bytes += change.bytes - previous.bytes;
       buckets = withChange(buckets, { ...change, seq: previous.seq });
@@ -91,7 +99,8 @@ export function admitToWindow(
 /** Every change of the window in first-seen path order. */
 export function changesInOrder(window: OpenWindow): WindowChange[] {
   const all: WindowChange[] = [];
+  const openedAtMs = Date.parse(window.openedAt);
   for (const group of window.buckets)
-    for (const bucket of group) for (const stored of bucket) all.push(decode(stored));
+    for (const bucket of group) for (const stored of bucket) all.push(decode(stored, openedAtMs));
   return all.sort((a, b) => a.seq - b.seq);
 }

@@ -21,7 +21,8 @@ function storeChange(
 ): StoredWriteChange {
   const path = storePath(change.path, previousPath);
   const ref = change.payloadRef === undefined ? undefined : storeRef(change.payloadRef, previousRef);
-  if (change.operation === 'delete') return [path, change.bytes, ref ?? null, 'delete'];
+  if (change.operation === 'delete')
+    return change.bytes === 0 && ref === undefined ? [path] : [path, change.bytes, ref ?? null, 'delete'];
   return ref === undefined ? [path, change.bytes] : [path, change.bytes, ref];
 }
 
@@ -40,14 +41,23 @@ function storeChanges(changes: readonly WriteChange[]): StoredWriteChange[] {
   });
 }
 
+/** The paths of a stored write's changes, in order. */
+export function changePaths(stored: readonly StoredWriteChange[]): string[] {
+  let previousPath: string | undefined;
+  return stored.map(([storedPath]) => {
+    previousPath = expandPath(storedPath, previousPath);
+    return previousPath;
+  });
+}
+
 function expandChanges(stored: readonly StoredWriteChange[]): WriteChange[] {
   let previousRef: string | undefined;
   let previousPath: string | undefined;
   return stored.map((change) => {
-    const [storedPath, bytes, ref] = change;
+    const [storedPath, bytes = 0, ref] = change;
     const path = expandPath(storedPath, previousPath);
     previousPath = path;
-    const operation = change[3] === 'delete' ? 'delete' : 'upsert';
+    const operation = change.length === 1 || change[3] === 'delete' ? 'delete' : 'upsert';
     if (ref === undefined || ref === null) return { path, operation, bytes };
     previousRef = expandRef(ref, previousRef);
     return { path, operation, payloadRef: previousRef, bytes };
@@ -70,7 +80,7 @@ export function storedBytes(stored: StoredWrite): number {
   if (stored.bytes !== undefined) return stored.bytes;
   if (stored.ch) {
     let sum = 0;
-    for (const change of stored.ch) sum += change[1];
+    for (const change of stored.ch) sum += change[1] ?? 0;
     return sum;
   }
   return stored.snapshot?.bytes ?? 0;

@@ -71,9 +71,11 @@ export async function startAppHost(
   });
   jest.setSystemTime(clock.now());
   const logs: LogRecord[] = [];
-  // KUBESCRIBE_ENGINE_SEMANTICS=azure-storage|dts runs the app on the real engine's weaker promises,
-  // with the app's own host.json (its functionTimeout among them); `exact` stays the default.
-  const { semantics = 'exact', seed } = engineChoiceFromEnv();
+  // The app runs on the real engine's weaker promises by default (Azure Storage: client signals
+  // reordered over a wider window than the host's default and delivered twice), with the app's own
+  // host.json (its functionTimeout among them). KUBESCRIBE_ENGINE_SEMANTICS=exact|dts chooses
+  // another; tests/embedded cover `exact` with hosts of their own.
+  const { semantics = 'azure-storage', seed } = engineChoiceFromEnv();
   // The app's orchestration versioning always (a deployment's drivers are versioned by it).
   const appSettings = readHostSettings(HOST_JSON);
   const { defaultVersion, versionMatchStrategy, versionFailureStrategy } = appSettings;
@@ -90,6 +92,7 @@ export async function startAppHost(
       hostJson,
       semantics,
       seed,
+      ...(semantics === 'exact' ? {} : { clientSignals: { reorderWindow: 8, duplicateProbability: 0.2 } }),
       logger: (level, event, fields) =>
         logs.push({ time: new Date(clock.now()).toISOString(), level, event, ...fields }),
     });

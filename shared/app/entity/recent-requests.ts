@@ -1,0 +1,61 @@
+/**
+ * The request ids of client signals the branch applied recently, so that a signal delivered again
+ * is dropped. Client signals bypass the entity's message sorter: Azure Storage redelivers a message
+ * that was in flight when its partition moved once its visibility timeout (5 min) has passed.
+ *
+ * Ids are kept per minute of application (the entity's own time: the latest `at` it has seen, so a
+ * late signal with an old `at` is remembered for the full span), space-separated in one string a
+ * minute, for `REQUEST_MEMORY_MS` and at most `MAX_REMEMBERED` ids: 17 bytes of state an id.
+ */
+export interface RecentRequests {
+  /** Start of the minute (epoch ms) the ids were applied in. */
+  minute: number;
+  ids: string;
+}
+
+/** Twice the visibility timeout: a redelivery comes back after it, plus the time to be taken up. */
+export const REQUEST_MEMORY_MS = 10 * 60_000;
+/** 16,384 ids (about 280 KB of state): 27 signals a second for the full ten minutes. */
+export const MAX_REMEMBERED = 16_384;
+
+const MINUTE_MS = 60_000;
+
+/** Whether `id` was applied within the memory. */
+export function seenRequest(recent: readonly RecentRequests[] | undefined, id: string): boolean {
+  return (recent ?? []).some((bucket) => ` ${bucket.ids} `.includes(` ${id} `));
+}
+
+/** The memory with `id` applied at `atMs`, the minutes past the memory and the oldest ids over the cap forgotten. */
+export function rememberRequest(
+  recent: readonly RecentRequests[] | undefined,
+  id: string,
+  atMs: number,
+): RecentRequests[] {
+  const buckets = [...(recent ?? [])];
+  const latest = buckets.at(-1);
+  const minute = Math.max(Math.floor(atMs / MINUTE_MS) * MINUTE_MS, latest?.minute ?? 0);
+  if (latest && latest.minute === minute)
+    buckets[buckets.length - 1] = { minute, ids: `${latest.ids} ${id}` };
+  else buckets.push({ minute, ids: id });
+  const kept = buckets.filter((bucket) => bucket.minute > minute - REQUEST_MEMORY_MS);
+  let count = kept.reduce((sum, bucket) => sum + idCount(bucket.ids), 0);
+  while (count > MAX_REMEMBERED && kept.length > 0) {
+    const oldest = kept[0]!;
+    const over = count - MAX_REMEMBERED;
+    const ids = oldest.ids.split(' ');
+    if (ids.length <= over) {
+      kept.shift();
+      count -= ids.length;
+    } else {
+      kept[0] = { minute: oldest.minute, ids: ids.slice(over).join(' ') };
+      count -= over;
+    }
+  }
+  return kept;
+}
+
+function idCount(ids: string): number {
+  let count = 1;
+  for (let at = ids.indexOf(' '); at >= 0; at = ids.indexOf(' ', at + 1)) count += 1;
+  return count;
+}
