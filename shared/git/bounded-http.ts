@@ -1,12 +1,14 @@
 import nodeHttp from 'node:http';
 import nodeHttps from 'node:https';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { GIT_USER_AGENT } from './user-agent';
 
 /**
  * An isomorphic-git http client whose every request is bound to `signal`: when it fires the request
  * and its response are destroyed (the socket closes, it never returns to a pool) and the pending
  * promise or body iterator rejects. The stock client has no timeout at all.
- * `headers` are sent with every request (preemptive auth: no 401 round trip).
+ * `headers` are sent with every request (preemptive auth: no 401 round trip), with a `git/` User-Agent.
+ * Redirects are not followed here: `discover-refs.ts` follows them for the first request only.
  */
 export function boundedHttp({
   signal,
@@ -23,7 +25,7 @@ export function boundedHttp({
     const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
     const url = new URL(req.url);
     const client = url.protocol === 'https:' ? nodeHttps : nodeHttp;
-    const sent: Record<string, string> = { ...req.headers, ...headers };
+    const sent: Record<string, string> = { 'user-agent': GIT_USER_AGENT, ...req.headers, ...headers };
     if (req.body) sent['content-length'] = String(length);
     return new Promise((resolve, reject) => {
       const outgoing = client.request(url, {

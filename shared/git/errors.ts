@@ -44,3 +44,22 @@ export class GitTipMoved extends KubescribeError<{ tip: string }> {
     super(`the remote no longer serves ${data.tip}: the branch moved during the fetch`, data);
   }
 }
+
+/** How a refused HTTP exchange is treated: retried later, a credentials problem, or permanent. */
+export type HttpRefusal = {
+  outcome: 'transient' | 'authFailed' | 'rejected';
+  status: number;
+  /** The status and what the server said, scrubbed and bounded. */
+  cause: string;
+  /** The server's `Retry-After` (429/503), in ms. */
+  retryAfterMs?: number;
+};
+
+/** The remote answered an HTTP request with something other than success (see `http-status.ts`). */
+export class GitHttpRefused extends KubescribeError<HttpRefusal> {
+  static readonly code = 'GitHttpRefused';
+  readonly code = GitHttpRefused.code;
+  constructor(data: HttpRefusal) {
+    super(data.cause, data);
+  }
+}

@@ -1,18 +1,18 @@
 import type { HttpClient } from 'isomorphic-git';
-import * as git from 'isomorphic-git';
 import { GitTipMoved } from './errors';
-
-function pktLine(text: string): Buffer {
-  const bytes = Buffer.from(text, 'utf8');
-  return Buffer.concat([Buffer.from((bytes.length + 4).toString(16).padStart(4, '0')), bytes]);
-}
+import { readBody, refuseUnlessOk } from './http-status';
+import { pktLine, pktLines } from './pkt-line';
 
 /**
  * One stateless upload-pack POST (protocol v0, understood by every smart-HTTP host) asking for
  * `want` with history cut at `depth`, telling the server what we `have`; returns the pack bytes
- * (side-band demultiplexed). No ref discovery: the
- * caller already knows the tip from its ls-refs. HTTP errors are thrown as isomorphic-git's
- * HttpError so they classify like every other call; a tip the server no longer serves is GitTipMoved.
+ * (side-band demultiplexed). No ref discovery: the caller already knows the tip from its listing.
+ *
+ * It negotiates with `multi_ack_detailed`, as git does: Azure Repos refuses (400 TF401041) a fetch
+ * that asks for neither `multi_ack` nor `multi_ack_detailed`. The reply is then the shallow lines,
+ * `ACK <oid> common|ready` for haves the server shares, and, because the request ends with `done`,
+ * one final `ACK <oid>` or `NAK` before the pack.
+ * A refused HTTP exchange is thrown as GitHttpRefused; a tip the server no longer serves is GitTipMoved.
  */
 export async function fetchPack({
   http,
@@ -20,15 +20,17 @@ export async function fetchPack({
   want,
   haves,
   depth,
+  now = Date.now,
 }: {
   http: HttpClient;
   url: string;
   want: string;
   haves: string[];
   depth: number;
+  now?: () => number;
 }): Promise<{ pack: Buffer }> {
   const request = [
-    pktLine(`want ${want} side-band-64k ofs-delta shallow no-progress\n`),
+    pktLine(`want ${want} multi_ack_detailed side-band-64k ofs-delta shallow no-progress\n`),
     pktLine(`deepen ${depth}\n`),
     Buffer.from('0000'),
     ...haves.map((oid) => pktLine(`have ${oid}\n`)),
@@ -45,35 +47,19 @@ export async function fetchPack({
       yield Buffer.concat(request);
     })(),
   });
-  const chunks: Buffer[] = [];
-  if (res.body) for await (const chunk of res.body) chunks.push(Buffer.from(chunk));
-  if (res.statusCode !== 200) {
-    throw new git.Errors.HttpError(
-      res.statusCode,
-      res.statusMessage,
-      Buffer.concat(chunks).toString('utf8').slice(0, 300),
-    );
-  }
-  const raw = Buffer.concat(chunks);
+  const raw = await readBody(res);
+  refuseUnlessOk(res, raw, now());
   const pack: Buffer[] = [];
-  let i = 0;
-  let acknowledged = false;
-  while (i + 4 <= raw.length) {
-    const len = Number.parseInt(raw.toString('latin1', i, i + 4), 16);
-    if (Number.isNaN(len)) throw new Error('malformed upload-pack reply');
-    if (len === 0) {
-      i += 4;
-      continue;
-    }
-    if (i + len > raw.length) throw new Error('upload-pack reply cut short');
-    const line = raw.subarray(i + 4, i + len);
-    i += len;
-    if (!acknowledged) {
+  let negotiated = false;
+  for (const line of pktLines(raw, 'upload-pack reply')) {
+    if (line === null) continue;
+    if (!negotiated) {
       const text = line.toString('utf8').trimEnd();
-      // shallow/unshallow lines come first: history below the boundary is never read, so they are skipped
-      if (text === 'NAK' || text.startsWith('ACK ')) acknowledged = true;
+      // shallow/unshallow lines and `ACK <oid> common|ready|continue` come before the final ACK/NAK;
+      // history below the shallow boundary is never read, so none of them changes what we do
+      if (text === 'NAK' || /^ACK [0-9a-f]{40,64}$/.test(text)) negotiated = true;
       else if (text.startsWith('ERR ')) {
-        // servers that serve only branch tips refuse a tip that moved since our ls-refs
+        // servers that serve only branch tips refuse a tip that moved since our listing
         if (/not our ref/.test(text)) throw new GitTipMoved({ tip: want });
         throw new Error(`the remote refused the fetch: ${text.slice(4)}`);
       }

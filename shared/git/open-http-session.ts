@@ -3,6 +3,7 @@ import * as git from 'isomorphic-git';
 import { boundStep } from './bound-step';
 import { boundedHttp } from './bounded-http';
 import { compactObjectCache } from './compact-object-cache';
+import { discoverRefs } from './discover-refs';
 import { encodePack } from './encode-pack';
 import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
@@ -22,8 +23,8 @@ function authHeaders(remote: Extract<GitRemote, { kind: 'http' }>): Record<strin
 }
 
 /**
- * A smart-HTTP remote with a per-branch object cache under `cacheDir`: ref advertisement through
- * protocol v2 ls-refs, a shallow fetch (depth `historyDepth`, one upload-pack POST, indexed natively)
+ * A smart-HTTP remote with a per-branch object cache under `cacheDir`: ref discovery
+ * (`discover-refs.ts`: redirects followed there, then its URL used for every POST), a shallow fetch (depth `historyDepth`, one upload-pack POST, indexed natively)
  * only when the tip is not cached, and a raw compare-and-swap receive-pack push of one pack.
  * Each call runs under its own `callTimeoutMs`.
  */
@@ -44,7 +45,10 @@ export function openHttpSession({
   signal?: AbortSignal;
   historyDepth?: number;
 }): RemoteSession {
-  const headers = authHeaders(remote);
+  // where the repository answers and what may be sent there: a redirected discovery changes both
+  let headers = authHeaders(remote);
+  let base = remote.url;
+  let discovered = false;
   const url = remote.url;
   let opened: Promise<string> | undefined;
   const gitdir = () => {
@@ -69,14 +73,24 @@ export function openHttpSession({
     const { pack } = await bounded('fetch', async (s) =>
       fetchPack({
         http: boundedHttp({ signal: s, headers }),
-        url,
+        url: base,
         want: tip,
+        now: () => clock.now(),
         haves: known ? [known] : [],
         depth: historyDepth,
       }),
     );
     if (pack.length > 0) await installPack({ gitdir: dir, pack, ...indexPack({ pack }) });
     return tip;
+  };
+  const advertise: RemoteSession['advertise'] = async ({ step }) => {
+    const found = await bounded(step === 'probe' ? 'probe' : 'advertise', (s) =>
+      discoverRefs({ url, headers: authHeaders(remote), signal: s, now: () => clock.now() }),
+    );
+    base = found.url;
+    headers = found.headers;
+    discovered = true;
+    return { heads: found.heads, defaultBranch: found.defaultBranch, empty: found.empty };
   };
 
   return {
@@ -85,23 +99,7 @@ export function openHttpSession({
       if (!cacheDir) return null;
       return readLocalRef({ gitdir: await gitdir(), ref: `refs/heads/${name}` });
     },
-    async advertise({ step }) {
-      const refs = await bounded(step === 'probe' ? 'probe' : 'advertise', (s) =>
-        git.listServerRefs({
-          http: boundedHttp({ signal: s, headers }),
-          url,
-          protocolVersion: 2,
-          symrefs: true,
-        }),
-      );
-      const heads = new Map<string, string>();
-      let defaultBranch: string | null = null;
-      for (const ref of refs) {
-        if (ref.ref.startsWith('refs/heads/')) heads.set(ref.ref.slice(11), ref.oid);
-        if (ref.ref === 'HEAD' && ref.target?.startsWith('refs/heads/')) defaultBranch = ref.target.slice(11);
-      }
-      return { heads, defaultBranch, empty: refs.length === 0 };
-    },
+    advertise,
     async obtain({ branch: name, tip }) {
       let dir = await gitdir();
       if (await readable(dir, tip)) {
@@ -122,16 +120,26 @@ export function openHttpSession({
     },
     async push({ branch: name, oldOid, newOid, store }) {
       const { pack } = await encodePack({ store });
-      const outcome = await bounded('push', (s) =>
-        sendReceivePack({
-          http: boundedHttp({ signal: s, headers }),
-          url,
-          ref: `refs/heads/${name}`,
-          oldOid,
-          newOid,
-          pack,
-        }),
-      );
+      const send = () =>
+        bounded('push', (s) =>
+          sendReceivePack({
+            http: boundedHttp({ signal: s, headers }),
+            url: base,
+            ref: `refs/heads/${name}`,
+            oldOid,
+            newOid,
+            pack,
+            now: () => clock.now(),
+          }),
+        );
+      let outcome = await send();
+      if (outcome.kind === 'httpStatus' && !discovered && (outcome.status === 404 || outcome.status < 400)) {
+        // a push guessed from the cache went to the configured URL, which may redirect (GitLab without
+        // `.git`): that POST was not applied, so find where the repository answers and send it there
+        const before = base;
+        await advertise({ step: 'probe' });
+        if (base !== before) outcome = await send();
+      }
       if (outcome.kind === 'ok') {
         const dir = await gitdir();
         // the cache keeps our commits and trees, not our blobs: later builds read trees only, and

@@ -4,8 +4,9 @@ import type { GitAuth, GitRemote } from './types';
 
 /**
  * Turns a configured remote (a URL, or a local path to a bare repository) into a {@link GitRemote}.
- * isomorphic-git speaks only http(s), so SSH and scp-like URLs are refused; credentials inside the
- * URL are refused too (tokens come from the environment, never from the configuration file).
+ * Only smart HTTP is spoken, so SSH and scp-like URLs are refused; a password or token inside the URL
+ * is refused too (tokens come from the environment, never from the configuration file), while a user
+ * name alone (as Azure Repos' clone URLs carry) is dropped.
  *
  * @example parseRemote({ url: 'https://github.com/acme/fleet.git', auth: { username: 'x-access-token', token } })
  * @throws GitRemoteRefused naming the URL without credentials
@@ -31,9 +32,12 @@ export function parseRemote({ url, auth }: { url: string; auth?: GitAuth }): Git
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw refuse(`the ${parsed.protocol.replace(/:$/, '')} transport is not supported; use https`);
   }
-  if (parsed.username || parsed.password) {
+  if (parsed.password) {
     throw refuse('credentials must not be part of the URL; name a token environment variable instead');
   }
+  // Azure Repos' "Clone" button copies `https://org@dev.azure.com/...`: a user name alone is no
+  // secret and the host ignores it, so it is dropped rather than refused
+  parsed.username = '';
   if (parsed.search || parsed.hash) throw refuse('a query or fragment is not allowed');
   const clean = parsed.toString().replace(/\/+$/, '');
   return auth ? { kind: 'http', url: clean, auth } : { kind: 'http', url: clean };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import { z } from 'zod';
 import { buildCommits } from './build-commits';
-import { classifyFailure } from './classify-failure';
+import { classifyFailure, refusalResult } from './classify-failure';
 import { readCommitSummary } from './commit-summaries';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
@@ -142,18 +142,51 @@ export async function publish({
           signal: total.signal,
         });
   const progress: { step: GitStep } = { step: 'advertise' };
+  const startedAt = clock.now();
+  const run = async (): Promise<PublishResult> => {
+    try {
+      return await publishAttempts({ ...options, session, progress, deadline: total.signal });
+    } catch (error) {
+      const reason: unknown = total.signal.aborted ? total.signal.reason : error;
+      return classifyFailure({
+        error: reason instanceof GitStepTimedOut ? reason : error,
+        step: progress.step,
+      });
+    }
+  };
   try {
-    return await publishAttempts({ ...options, session, progress, deadline: total.signal });
-  } catch (error) {
-    const reason: unknown = total.signal.aborted ? total.signal.reason : error;
-    return classifyFailure({
-      error: reason instanceof GitStepTimedOut ? reason : error,
-      step: progress.step,
-    });
+    const first = await run();
+    if (first.kind !== 'transient' || first.retryAfterMs === undefined) return first;
+    // The server said when to come back (429/503 Retry-After): when that wait leaves at least half
+    // of the publication's bound for the retry, wait here once; otherwise the hint goes back with
+    // the result for the caller's own backoff.
+    const left = startedAt + options.publishTimeoutMs - clock.now();
+    if (first.retryAfterMs > left / 2) return first;
+    if (await waitFor(first.retryAfterMs, clock, total.signal)) return await run();
+    const reason: unknown = total.signal.reason;
+    return reason instanceof GitStepTimedOut
+      ? classifyFailure({ error: reason, step: progress.step })
+      : first;
   } finally {
     clock.clearTimeout(timer);
     signal?.removeEventListener('abort', cancel);
   }
+}
+
+/** Resolves true after `ms` on `clock`, or false as soon as `signal` fires. */
+function waitFor(ms: number, clock: Clock, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const stop = () => {
+      clock.clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = clock.setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', stop, { once: true });
+  });
 }
 
 async function publishAttempts({
@@ -178,13 +211,16 @@ async function publishAttempts({
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
   // compare-and-swap, so a wrong guess costs one rejected POST and is not counted as an attempt.
   let guess = await session.knownTip({ branch });
+  // a listing taken after a refused push: the next attempt starts from it instead of asking again
+  let listed: Advertisement | null = null;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     progress.step = 'advertise';
     const start: Start = guess
       ? { base: guess, source: branch, branchExists: true }
-      : startingPoint(await session.advertise({ step: 'advertise' }), branch, parentBranch);
+      : startingPoint(listed ?? (await session.advertise({ step: 'advertise' })), branch, parentBranch);
     const guessed = guess !== null;
     guess = null;
+    listed = null;
     if ('parentMissing' in start) return { kind: 'parentMissing', parentBranch: start.parentMissing };
     const { source, branchExists } = start;
     progress.step = 'fetch';
@@ -256,41 +292,46 @@ async function publishAttempts({
       }
       if (probed && tip !== (branchExists ? base : null)) {
         lastMove = 'the remote moved after a push whose reply was lost';
+        listed = probed;
         continue; // the next attempt finds our writes by their trailers, or rebuilds them
       }
       return failure;
     }
-    switch (outcome.kind) {
-      case 'ok':
-        return {
-          kind: 'published',
-          commits: built.commits,
-          head,
-          settledByRemoteEvidence: settled,
-          attempts: attempt,
-        };
-      case 'moved':
-        lastMove = outcome.cause;
-        if (guessed) attempt--;
-        continue;
-      case 'rejected':
-        return { kind: 'rejected', cause: outcome.cause };
-      case 'locked':
-        return {
-          kind: 'transient',
-          step: 'lock',
-          cause: `refs/heads/${branch} is locked by another process`,
-        };
-      case 'httpStatus':
-        if (outcome.status === 401 || outcome.status === 403)
-          return { kind: 'authFailed', cause: outcome.cause };
-        if (outcome.status === 404) return { kind: 'rejected', cause: outcome.cause };
-        return { kind: 'transient', step: 'push', cause: outcome.cause };
-      default: {
-        const unknown: never = outcome;
-        throw new Error(`unexpected push outcome ${JSON.stringify(unknown)}`);
-      }
+    if (outcome.kind === 'ok') {
+      return {
+        kind: 'published',
+        commits: built.commits,
+        head,
+        settledByRemoteEvidence: settled,
+        attempts: attempt,
+      };
     }
+    if (outcome.kind === 'locked') {
+      return { kind: 'transient', step: 'lock', cause: `refs/heads/${branch} is locked by another process` };
+    }
+    // A lost race is recognised by evidence, not by wording: whatever the server said, a branch that
+    // is no longer where this push assumed it was has moved, and the next attempt replays on it.
+    progress.step = 'probe';
+    const probed = await session.advertise({ step: 'probe' }).catch(() => null);
+    const tip = probed ? (probed.heads.get(branch) ?? null) : undefined;
+    if (tip === head) {
+      // the answer was an error, but our head is the branch's: it landed
+      return {
+        kind: 'published',
+        commits: built.commits,
+        head,
+        settledByRemoteEvidence: true,
+        attempts: attempt,
+      };
+    }
+    if (outcome.kind === 'moved' || (probed && tip !== (branchExists ? base : null))) {
+      lastMove = outcome.cause;
+      if (guessed) attempt--;
+      listed = probed;
+      continue;
+    }
+    if (outcome.kind === 'rejected') return { kind: 'rejected', cause: outcome.cause };
+    return refusalResult(outcome, 'push');
   }
   return { kind: 'remoteMoved', attempts: maxAttempts, cause: lastMove };
 }

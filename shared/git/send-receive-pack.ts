@@ -1,34 +1,16 @@
 import type { HttpClient } from 'isomorphic-git';
+import type { HttpRefusal } from './errors';
+import { classifyHttpStatus, readBody } from './http-status';
+import { isLostRaceText } from './lost-race-texts';
+import { pktLine, pktLines } from './pkt-line';
 
 export type ReceivePackOutcome =
   | { kind: 'ok' }
   | { kind: 'moved'; cause: string }
   | { kind: 'rejected'; cause: string }
-  | { kind: 'httpStatus'; status: number; cause: string };
+  | ({ kind: 'httpStatus' } & HttpRefusal);
 
 const ZERO = '0'.repeat(40);
-const MOVED =
-  /fetch first|non-fast-forward|failed to update ref|cannot lock ref|stale info|failed to lock|already exists/i;
-
-function pktLine(text: string): Buffer {
-  const bytes = Buffer.from(text, 'utf8');
-  return Buffer.concat([Buffer.from((bytes.length + 4).toString(16).padStart(4, '0')), bytes]);
-}
-
-function* pktLines(buf: Buffer): Generator<Buffer | null> {
-  let i = 0;
-  while (i + 4 <= buf.length) {
-    const len = Number.parseInt(buf.subarray(i, i + 4).toString('latin1'), 16);
-    if (Number.isNaN(len)) throw new Error('malformed receive-pack reply');
-    if (len === 0) {
-      yield null;
-      i += 4;
-      continue;
-    }
-    yield buf.subarray(i + 4, i + len);
-    i += len;
-  }
-}
 
 /**
  * One receive-pack POST updating `ref` from `oldOid` (null: the branch must not exist) to `newOid`,
@@ -43,7 +25,9 @@ export async function sendReceivePack({
   oldOid,
   newOid,
   pack,
+  now = Date.now,
 }: {
+  now?: () => number;
   http: HttpClient;
   url: string;
   ref: string;
@@ -65,31 +49,37 @@ export async function sendReceivePack({
       yield pack;
     })(),
   });
-  const chunks: Buffer[] = [];
-  if (res.body) for await (const chunk of res.body) chunks.push(Buffer.from(chunk));
-  const raw = Buffer.concat(chunks);
+  const raw = await readBody(res);
   if (res.statusCode !== 200) {
     return {
       kind: 'httpStatus',
-      status: res.statusCode,
-      cause: `HTTP ${res.statusCode} ${res.statusMessage}`.trim(),
+      ...classifyHttpStatus({
+        status: res.statusCode,
+        statusMessage: res.statusMessage,
+        headers: res.headers ?? {},
+        body: raw,
+        now: now(),
+      }),
     };
   }
   const report: Buffer[] = [];
   let messages = '';
   let fatal = '';
-  for (const line of pktLines(raw)) {
+  for (const line of pktLines(raw, 'receive-pack reply')) {
     if (line === null) continue;
     if (line[0] === 1) report.push(line.subarray(1));
     else if (line[0] === 2) messages += line.subarray(1).toString('utf8');
     else if (line[0] === 3) fatal += line.subarray(1).toString('utf8');
   }
   const remoteSaid = messages.trim().replace(/\s+/g, ' ');
-  if (fatal) return { kind: 'rejected', cause: fatal.trim() };
+  if (fatal)
+    return isLostRaceText(fatal)
+      ? { kind: 'moved', cause: fatal.trim() }
+      : { kind: 'rejected', cause: fatal.trim() };
   let unpack = '';
   let refError: string | null = null;
   let refOk = false;
-  for (const line of pktLines(Buffer.concat(report))) {
+  for (const line of pktLines(Buffer.concat(report), 'push report')) {
     if (line === null) continue;
     const text = line.toString('utf8').replace(/\n$/, '');
     if (text.startsWith('unpack ')) unpack = text.slice(7);
@@ -97,8 +87,8 @@ export async function sendReceivePack({
     else if (text.startsWith(`ng ${ref} `)) refError = text.slice(ref.length + 4);
   }
   if (unpack === 'ok' && refOk) return { kind: 'ok' };
-  if (refError && MOVED.test(refError)) return { kind: 'moved', cause: refError };
   const why =
     refError ?? (unpack && unpack !== 'ok' ? `unpack failed: ${unpack}` : 'no report from the server');
+  if (isLostRaceText(why)) return { kind: 'moved', cause: why };
   return { kind: 'rejected', cause: remoteSaid ? `${why}: ${remoteSaid}` : why };
 }

@@ -118,7 +118,13 @@ export type PublishResult =
       attempts: number;
     }
   | { kind: Outcome<'remoteMoved'>; attempts: number; cause: string }
-  | { kind: Outcome<'transient'>; step: GitStep; cause: string }
+  | {
+      kind: Outcome<'transient'>;
+      step: GitStep;
+      cause: string;
+      /** The server's `Retry-After` (HTTP 429/503), in ms: the earliest a retry is worth it. */
+      retryAfterMs?: number;
+    }
   | { kind: Outcome<'rejected'>; cause: string }
   | { kind: 'authFailed'; cause: string }
   | { kind: Outcome<'parentMissing'>; parentBranch: string | null }

@@ -67,6 +67,9 @@ describe('a remote that requires a token', () => {
 
     const result = await readBranchHead({ remote: { kind: 'http', url }, branch: 'main' });
 
-    expect(result).toEqual({ kind: 'authFailed', cause: 'the remote refused the credentials (HTTP 401)' });
+    expect(result).toEqual({
+      kind: 'authFailed',
+      cause: 'the remote refused the credentials (HTTP 401): authentication required',
+    });
   });
 });

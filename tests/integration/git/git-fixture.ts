@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createBareRepo } from '../../support/git/create-bare-repo';
 import { runGit } from '../../support/git/run-git';
 import type { GitServerAuth } from '../../support/git/serve-git-http';
-import { type FaultProxy, startFaultProxy } from '../../support/git/start-fault-proxy';
+import { type FaultProxy, type GitHostMode, startFaultProxy } from '../../support/git/start-fault-proxy';
 import { startGitServer } from '../../support/git/start-git-server';
 
 export type GitWorld = {
@@ -21,11 +21,24 @@ export type GitWorld = {
 
 let seq = 0;
 
-/** One loopback `git http-backend` server process, a fault proxy in front of it, and a temp root. */
-export async function startGitWorld({ auth }: { auth?: GitServerAuth } = {}): Promise<GitWorld> {
+/** How many pull request refs a GitHub-like repository carries: enough to show in a full listing. */
+export const PULL_REFS = 200;
+
+/**
+ * One loopback `git http-backend` server process, a fault proxy in front of it behaving as `host`,
+ * and a temp root. Repositories are shaped as the host keeps them: a GitHub one carries pull request
+ * refs, and a GitLab one is configured by its URL without `.git`.
+ */
+export async function startGitWorld({
+  auth,
+  host = 'http-backend',
+}: {
+  auth?: GitServerAuth;
+  host?: GitHostMode;
+} = {}): Promise<GitWorld> {
   const root = await mkdtemp(join(tmpdir(), 'kubescribe-git-'));
   const server = await startGitServer({ root, ...(auth ? { auth } : {}) });
-  const proxy = await startFaultProxy({ upstream: server.url });
+  const proxy = await startFaultProxy({ upstream: server.url, host });
   return {
     root,
     serverUrl: server.url,
@@ -33,7 +46,12 @@ export async function startGitWorld({ auth }: { auth?: GitServerAuth } = {}): Pr
     async repo(args = {}) {
       const name = `r${++seq}.git`;
       const gitdir = await createBareRepo({ root, name, ...args });
-      return { url: `${proxy.url}/${name}`, gitdir };
+      if (host === 'github' && args.files) {
+        const head = await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'HEAD'] });
+        const refs = Array.from({ length: PULL_REFS }, (_, i) => `create refs/pull/${i + 1}/head ${head}\n`);
+        await runGit({ args: ['--git-dir', gitdir, 'update-ref', '--stdin'], input: refs.join('') });
+      }
+      return { url: `${proxy.url}/${host === 'gitlab' ? name.replace(/\.git$/, '') : name}`, gitdir };
     },
     cacheDir: () => mkdtemp(join(root, 'cache-')),
     async stop() {

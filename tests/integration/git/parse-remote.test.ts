@@ -24,6 +24,12 @@ describe('parsing a configured remote', () => {
     expect(() => parseRemote({ url })).toThrow(/not supported/);
   });
 
+  it("drops the user name of a URL copied from Azure Repos' clone button", () => {
+    expect(
+      parseRemote({ url: 'https://contoso@dev.azure.com/contoso/fleet/_git/state', auth: { bearer: 't' } }),
+    ).toEqual({ kind: 'http', url: 'https://dev.azure.com/contoso/fleet/_git/state', auth: { bearer: 't' } });
+  });
+
   it('refuses credentials inside the URL without repeating them', () => {
     let refused: unknown;
     try {
