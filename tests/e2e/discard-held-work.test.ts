@@ -71,11 +71,9 @@ it('drops held writes on an operator discard, fails their saves with the reason,
 
   const after = await app.http('GET', `/api/v1/branches/${branch}`);
   expect(after.body.publication).toMatchObject({ pendingWrites: 0, retryAt: null, intakePaused: false });
-  expect((await app.http('GET', '/api/v1/targets/prod/saves/held-save')).body).toMatchObject({
-    phase: 'Resolved',
-    outcome: 'Failed',
-    message: expect.stringContaining('discarded by an operator: the repository moved'),
-  });
+  const save = (await app.http('GET', '/api/v1/targets/prod/saves/held-save')).body;
+  expect(save).toMatchObject({ phase: 'Resolved', outcome: 'Failed' });
+  expect(JSON.stringify(save.conditions)).toContain('discarded by an operator: the repository moved');
 
   served.proxy.reset();
   await app.http('POST', '/api/v1/targets/prod/events', change('next'));
