@@ -79,5 +79,5 @@ it('drops held writes on an operator discard, fails their saves with the reason,
   await app.http('POST', '/api/v1/targets/prod/events', change('next'));
   await app.advance(10_000);
   const files = await git(served.remote, 'ls-tree', '-r', '--name-only', 'main');
-  expect(files.trim().split('\n')).toEqual(['clusters/prod/shop/configmaps/next.yaml']);
+  expect(files.trim().split('\n')).toEqual(['README.md', 'clusters/prod/shop/configmaps/next.yaml']);
 });
