@@ -1,3 +1,4 @@
+import { discardBranchWrites, getBranch } from '../../shared/app/http/branch-routes';
 import {
   completeSnapshot,
   postAdmission,
@@ -23,3 +24,5 @@ route('v1-target-saves', 'v1/targets/{target}/saves', { POST: postSave });
 route('v1-target-save', 'v1/targets/{target}/saves/{id}', { GET: getSave, DELETE: deleteSave });
 route('v1-target-refresh', 'v1/targets/{target}/refresh', { POST: postRefresh });
 route('v1-admission', 'v1/admission', { POST: postAdmission });
+route('v1-branch', 'v1/branches/{branch}', { GET: getBranch });
+route('v1-branch-discard', 'v1/branches/{branch}/discard', { POST: discardBranchWrites });

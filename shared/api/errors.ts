@@ -12,6 +12,7 @@ export const API_ERRORS = {
   forbidden: { status: 403, summary: 'The source may not write this target.' },
   'target-not-found': { status: 404, summary: 'No target of that name is configured.' },
   'save-not-found': { status: 404, summary: 'The branch knows no save with that id.' },
+  'branch-not-found': { status: 404, summary: 'No branch of that key has state here.' },
   'method-not-allowed': { status: 405, summary: 'The route does not take that method.' },
   'save-held': { status: 409, summary: 'The save is attached or committed; it can no longer be withdrawn.' },
   'payload-too-large': { status: 413, summary: 'The body is over the configured limit.' },

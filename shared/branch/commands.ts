@@ -94,6 +94,12 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
       .optional(),
   }),
   z.strictObject({
+    type: z.literal('DiscardPendingWrites'),
+    at: instant,
+    /** Why, as the operator gave it: it is kept with every save the discard resolves. */
+    reason: z.string().min(1).max(500),
+  }),
+  z.strictObject({
     type: z.literal('WithdrawSave'),
     at: instant,
     saveId: z.string().min(1).max(256),

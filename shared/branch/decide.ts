@@ -2,6 +2,7 @@ import type { BranchCommand } from './commands';
 import { changeSettings, configureBranch } from './configure';
 import type { Decision } from './context';
 import { fireDueDeadlines, reconcileDeadlines } from './deadlines';
+import { discardPendingWrites } from './discard';
 import { InvalidBranchCommand } from './errors';
 import type { BranchFact } from './facts';
 import {
@@ -28,6 +29,9 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
       break;
     case 'WithdrawSave':
       withdrawSave(decision, command);
+      break;
+    case 'DiscardPendingWrites':
+      discardPendingWrites(decision, command);
       break;
     case 'ApplySnapshot':
       applySnapshot(decision, command);

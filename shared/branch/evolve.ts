@@ -206,6 +206,8 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
         lastError: { cause: { kind: 'rejected', message: fact.cause }, at: fact.at },
       });
     }
+    case 'WritesDiscarded':
+      return removeWrites(state, new Set(fact.writeIds));
     case 'RetryCleared':
       return withPublication(state, { ...omit(pub, 'retry'), failures: 0 });
     case 'ParentRecoveryOpened':

@@ -30,7 +30,8 @@ export type SaveResolvedReason =
   | 'attach-timeout'
   | 'withdrawn-while-waiting'
   | 'withdrawn-before-registration'
-  | 'write-refused';
+  | 'write-refused'
+  | 'discarded';
 
 /** Why a publication attempt was planned now. */
 export type PublicationPlannedReason = 'work-pending' | 'cooldown-elapsed' | 'retry-due' | 'parent-returned';
@@ -115,6 +116,7 @@ export type BranchFact =
       'WriteRefused',
       { attempt: string; writeId: string; target?: string; cause: string; saveIds: string[] }
     >
+  | Fact<'WritesDiscarded', { writeIds: string[]; reason: string }>
   | Fact<'RetryCleared', { reason: 'nothing-owed' }>
   | Fact<'ParentRecoveryOpened', { attempt: string; cause: string }>
   | Fact<'ParentProbePlanned', { probe: string; parentBranch: string | null }>

@@ -234,6 +234,8 @@ it('given the extracted zip, when the embedded host loads it, then every functio
         'v1-target-save (httpTrigger)',
         'v1-target-refresh (httpTrigger)',
         'v1-admission (httpTrigger)',
+        'v1-branch (httpTrigger)',
+        'v1-branch-discard (httpTrigger)',
         'publish (activityTrigger)',
         'read-remote (activityTrigger)',
         'project-status (activityTrigger)',

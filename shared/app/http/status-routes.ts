@@ -1,5 +1,5 @@
 import type { ApiResponse } from '../../api/errors';
-import { publicationStatus, refusedWrites } from '../../branch';
+import { type PublicationStatus, publicationStatus, refusedWrites } from '../../branch';
 import type { AppRuntime } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { branchHandle } from './branch-handle';
@@ -25,16 +25,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       branch: target.config.branch,
       path: target.config.path,
       conditions: [...(status?.conditions ?? []), ...(refused.condition ? [refused.condition] : [])],
-      publication: {
-        pendingWrites: status?.pendingWrites ?? 0,
-        pendingBytes: status?.pendingBytes ?? 0,
-        oldestPendingSince: status?.oldestPendingSince ?? null,
-        retryAt: status?.retryAt ?? null,
-        lastError: status?.lastError ?? null,
-        parentMissing: status?.parentMissing ?? false,
-        intakePaused: status?.intakePaused ?? false,
-        lastPush: status?.lastPush ?? null,
-      },
+      publication: publicationView(status),
       window: status?.window ?? { open: false, changes: 0 },
       refusedWrites: { count: refused.count, recent: refused.recent },
     },
@@ -48,4 +39,18 @@ export async function postRefresh({ runtime, gateway }: Deps, request: RouteRequ
   await branch.apply(request.at, [{ type: 'RefreshRemote', at: request.at }]);
   await branch.wake();
   return { status: 202, body: { branch: target.branch.key } };
+}
+
+/** A branch's publication as the status routes show it: every field present, null when unknown. */
+export function publicationView(status: PublicationStatus | undefined) {
+  return {
+    pendingWrites: status?.pendingWrites ?? 0,
+    pendingBytes: status?.pendingBytes ?? 0,
+    oldestPendingSince: status?.oldestPendingSince ?? null,
+    retryAt: status?.retryAt ?? null,
+    lastError: status?.lastError ?? null,
+    parentMissing: status?.parentMissing ?? false,
+    intakePaused: status?.intakePaused ?? false,
+    lastPush: status?.lastPush ?? null,
+  };
 }

@@ -20,6 +20,8 @@ describe('the functions the app registers', () => {
         'publish: activityTrigger',
         'read-remote: activityTrigger',
         'v1-admission: httpTrigger',
+        'v1-branch: httpTrigger',
+        'v1-branch-discard: httpTrigger',
         'v1-target-audit: httpTrigger',
         'v1-target-events: httpTrigger',
         'v1-target-refresh: httpTrigger',
