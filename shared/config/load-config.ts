@@ -15,6 +15,8 @@ export type ConfigSecrets = {
   sourceTokens: Record<string, Secret>;
   /** Kubeconfig per source name, for sources with `kubeconfigEnv`. */
   sourceKubeconfigs: Record<string, Secret>;
+  /** The encryption's derivation key per target name, for targets with `encryption` (docs/secrets.md). */
+  encryptionKeys?: Record<string, Secret>;
 };
 
 /** Everything the app settings contract yields at start-up. */
@@ -29,6 +31,9 @@ export type LoadedConfig = {
 };
 
 type Env = Record<string, string | undefined>;
+
+/** An encryption key's least length: 32 random characters (`openssl rand -base64 32` gives 44). */
+const MIN_ENCRYPTION_KEY_CHARS = 32;
 
 /**
  * Implements the app settings contract: reads the configuration from the file named by
@@ -150,5 +155,20 @@ function resolveSecrets(config: KubescribeConfig, env: Env): ConfigSecrets {
       sourceKubeconfigs[source.name] = read(source.kubeconfigEnv, `sources[${index}].kubeconfigEnv`);
     }
   });
-  return { repositoryTokens, sourceTokens, sourceKubeconfigs };
+  const encryptionKeys: Record<string, Secret> = {};
+  config.targets.forEach((target, index) => {
+    if (!target.encryption) return;
+    const usedBy = `targets[${index}].encryption.keyEnv`;
+    const key = read(target.encryption.keyEnv, usedBy);
+    if (key.reveal().length < MIN_ENCRYPTION_KEY_CHARS) {
+      throw new ConfigInvalid('the environment', [
+        {
+          path: usedBy,
+          message: `names a variable holding fewer than ${MIN_ENCRYPTION_KEY_CHARS} characters`,
+        },
+      ]);
+    }
+    encryptionKeys[target.name] = key;
+  });
+  return { repositoryTokens, sourceTokens, sourceKubeconfigs, encryptionKeys };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAgeRecipient } from '../secrets/age-recipient';
 import { parseDuration } from './duration';
 import {
   checkTargetPath,
@@ -114,6 +115,24 @@ const targetPath = z
     return checked.path;
   });
 
+const encryption = z.strictObject({
+  age: z.strictObject({
+    recipients: z
+      .array(
+        z
+          .string()
+          .refine(
+            isAgeRecipient,
+            'must be an age X25519 public key ("age1…", 62 characters, as age-keygen prints it)',
+          ),
+      )
+      .min(1, 'must list at least one age recipient')
+      .refine((list) => new Set(list).size === list.length, 'must not list a recipient twice'),
+  }),
+  /** A random secret (≥ 32 characters) that keys the encryption's derivations: never in Git. */
+  keyEnv: envVar,
+});
+
 const target = z.strictObject({
   name,
   repository: name,
@@ -122,6 +141,8 @@ const target = z.strictObject({
   path: targetPath,
   prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('OnEvent'),
   window,
+  /** Secrets are recorded, SOPS-encrypted for these recipients, only on a target that has this (docs/secrets.md). */
+  encryption: encryption.optional(),
 });
 
 const source = z.strictObject({

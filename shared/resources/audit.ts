@@ -6,7 +6,7 @@ import { formatPath, issuesFrom } from './issues';
 import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
 import { sensitivity } from './sensitive';
-import { sensitiveIgnored, toChange } from './to-change';
+import { isRefused, sensitiveIgnored, toChange } from './to-change';
 
 const objectRefSchema = z.object({
   resource: z.string().optional(),
@@ -113,7 +113,8 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
     ...(ref.subresource ? { subresource: ref.subresource } : {}),
     sensitiveResources: target.sensitiveResources,
   });
-  if (sensitive) return { ignored: sensitiveIgnored(refIdentity, sensitive, index) };
+  if (sensitive && isRefused(sensitive, target))
+    return { ignored: sensitiveIgnored(refIdentity, sensitive, index) };
   if (ref.subresource) {
     return ignore(
       'subresource',

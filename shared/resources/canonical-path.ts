@@ -24,9 +24,12 @@ const EXTENSION = '.yaml';
 export function canonicalPath({
   targetPath,
   identity,
+  extension = EXTENSION,
 }: {
   targetPath: string;
   identity: Pick<ResourceIdentity, 'group' | 'resource' | 'namespace' | 'name'>;
+  /** `.sops.yaml` for a Secret encrypted with SOPS. */
+  extension?: '.yaml' | '.sops.yaml';
 }): string {
   const { group, resource, namespace, name } = identity;
   if (!isGroupName(group) || !isResourceName(resource) || !isObjectName(name, group)) {
@@ -39,7 +42,7 @@ export function canonicalPath({
     namespace ?? CLUSTER_SCOPE_FOLDER,
     ...(group === '' ? [] : [group]),
     resource,
-    fileName(name),
+    fileName(name, extension),
   ];
   const prefix = normalizeTargetPath(targetPath);
   return prefix === '' ? segments.join('/') : `${prefix}/${segments.join('/')}`;
@@ -61,9 +64,9 @@ function normalizeTargetPath(targetPath: string): string {
  * Kubernetes name, so a shortened file name never equals another object's full one; the full name
  * stays in the file's `metadata.name`. Names are ASCII, so characters are bytes.
  */
-export function fileName(name: string): string {
-  if (Buffer.byteLength(name) + EXTENSION.length <= MAX_FILE_NAME_BYTES) return `${name}${EXTENSION}`;
+export function fileName(name: string, extension = EXTENSION): string {
+  if (Buffer.byteLength(name) + extension.length <= MAX_FILE_NAME_BYTES) return `${name}${extension}`;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, NAME_HASH_HEX);
-  const keep = MAX_FILE_NAME_BYTES - EXTENSION.length - 1 - NAME_HASH_HEX;
-  return `${name.slice(0, keep)}~${hash}${EXTENSION}`;
+  const keep = MAX_FILE_NAME_BYTES - extension.length - 1 - NAME_HASH_HEX;
+  return `${name.slice(0, keep)}~${hash}${extension}`;
 }

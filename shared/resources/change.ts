@@ -1,3 +1,5 @@
+import type { KubeObject } from './kube-object';
+
 /** Which Kubernetes object a change concerns. `group` is `''` for the core group. */
 export type ResourceIdentity = {
   group: string;
@@ -78,4 +80,9 @@ export type NormalizeTarget = {
    * 10 MiB body of many deep objects could still render to hundreds of MiB. Spent as objects render.
    */
   renderBudget?: { leftBytes: number };
+  /**
+   * Encrypts a Secret (its sanitized YAML, kept in memory only) into the SOPS document written at
+   * `{name}.sops.yaml`. Absent: the target does not encrypt, and Secrets are refused.
+   */
+  encryptSecret?: (secret: { object: KubeObject; plaintextYaml: string }) => string;
 };

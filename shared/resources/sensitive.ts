@@ -1,6 +1,6 @@
 /**
  * Why a kind is never written: `credential` kinds carry tokens, review answers or certificates and
- * are never recorded; `secret` is refused until a target can encrypt it (today: always).
+ * are never recorded; `secret` is recorded only SOPS-encrypted, on a target with `encryption`.
  */
 export type SensitiveCategory = 'credential' | 'secret';
 

@@ -29,6 +29,11 @@ export function sensitiveIgnored(
   };
 }
 
+/** Whether a sensitive object is refused: every one is, but a Secret on a target that encrypts it. */
+export function isRefused(why: Sensitivity, target: NormalizeTarget): boolean {
+  return !(why.category === 'secret' && target.encryptSecret !== undefined);
+}
+
 /**
  * Turns one checked object event into a change at its canonical path, an `Ignored` when the object
  * is sensitive, or the bounds it breaks (too deep, or too large once rendered; `path` is relative to
@@ -52,20 +57,26 @@ export function toChange({
   index?: number;
 }): { change: Change } | { ignored: Ignored } | { outOfBounds: BoundsProblem; identity: ResourceIdentity } {
   const sensitive = sensitivity({ ...identity, sensitiveResources: target.sensitiveResources });
-  if (sensitive) return { ignored: sensitiveIgnored(identity, sensitive, index) };
+  if (sensitive && isRefused(sensitive, target))
+    return { ignored: sensitiveIgnored(identity, sensitive, index) };
+  const encrypt = sensitive?.category === 'secret' ? target.encryptSecret : undefined;
   if (operation === 'upsert' && !object) throw new TypeError('toChange: an upsert needs its object');
   let content: string | undefined;
   if (operation === 'upsert' && object) {
     const rendered = renderBounded(sanitizeObject(object));
     if (!('content' in rendered)) return { outOfBounds: rendered, identity };
-    content = rendered.content;
+    content = encrypt ? encrypt({ object, plaintextYaml: rendered.content }) : rendered.content;
     if (target.renderBudget) {
       target.renderBudget.leftBytes -= Buffer.byteLength(content);
       if (target.renderBudget.leftBytes < 0) throw new PayloadRendersTooLarge(REQUEST_RENDERED_BYTES);
     }
   }
   const change: Change = {
-    path: canonicalPath({ targetPath: target.path, identity }),
+    path: canonicalPath({
+      targetPath: target.path,
+      identity,
+      ...(encrypt ? { extension: '.sops.yaml' } : {}),
+    }),
     operation,
     ...(content === undefined ? {} : { content }),
     identity,

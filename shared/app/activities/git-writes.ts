@@ -1,6 +1,7 @@
 import type { FailedOutcome, PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
 import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
+import { SOPS_RULES_FILE, sopsRules } from '../../secrets/secret-encryption';
 
 /** The committer of a repository, from the configuration. */
 export interface Committer {
@@ -57,6 +58,7 @@ export async function toGitWrites({
       });
       if (write.prune !== 'Never') for (const path of deletes) operations.push({ op: 'delete', path });
     }
+    operations.push(...sopsRulesFor(write.targetPath, operations));
     result.push({
       id: write.id,
       message: write.message,
@@ -77,6 +79,27 @@ export async function toGitWrites({
     });
   }
   return result;
+}
+
+const SECRET_FILE = /(^|\/)secrets\/[^/]+\.sops\.yaml$/;
+const RECIPIENT = /^ *(?:- )?recipient: "?(age1[0-9a-z]+)"?$/gm;
+
+/**
+ * A write that puts an encrypted Secret also puts the target's `.sops.yaml`, for the recipients that
+ * Secret was encrypted for (the last one written, when they differ: the newest configuration), so
+ * `sops` edits and re-encrypts the target's files as kubescribe does. Identical bytes change nothing.
+ */
+function sopsRulesFor(targetPath: string, operations: readonly GitOperation[]): GitOperation[] {
+  const files = operations.flatMap((operation) =>
+    operation.op === 'put' ? [operation] : operation.op === 'snapshot' ? operation.files : [],
+  );
+  const secret = files.filter((file) => SECRET_FILE.test(file.path)).at(-1);
+  if (!secret) return [];
+  const text = typeof secret.content === 'string' ? secret.content : new TextDecoder().decode(secret.content);
+  const recipients = [...text.matchAll(RECIPIENT)].map((match) => match[1]!);
+  if (recipients.length === 0) return [];
+  const path = targetPath === '.' ? SOPS_RULES_FILE : `${targetPath}/${SOPS_RULES_FILE}`;
+  return [{ op: 'put', path, content: sopsRules(recipients) }];
 }
 
 // The canonical layout (shared/resources/canonical-path.ts) as patterns over path segments: a sweep

@@ -218,6 +218,7 @@ function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
     path: target.config.path,
     sensitiveResources: target.sensitiveResources,
     renderBudget: { leftBytes: REQUEST_RENDERED_BYTES },
+    ...(target.encryptSecret ? { encryptSecret: target.encryptSecret } : {}),
   };
 }
 

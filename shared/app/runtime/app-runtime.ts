@@ -2,6 +2,8 @@ import type { AuthMode, AuthorizedSource } from '../../api/auth';
 import type { BranchCommand } from '../../branch';
 import type { LoadedConfig, RepositoryConfig, TargetConfig } from '../../config';
 import type { PayloadStore } from '../../payloads';
+import type { NormalizeTarget } from '../../resources';
+import { secretEncryptor } from '../../secrets/secret-encryption';
 import { type BranchKey, branchKeyFor } from './branch-key';
 
 /** A configured target with everything a request for it needs. */
@@ -10,6 +12,8 @@ export interface ResolvedTarget {
   repository: RepositoryConfig;
   branch: BranchKey;
   sensitiveResources: readonly string[];
+  /** Encrypts a Secret into its SOPS document; absent when the target has no `encryption`. */
+  encryptSecret?: NormalizeTarget['encryptSecret'];
 }
 
 /** What every function of the app shares in one process, built once from the configuration. */
@@ -43,11 +47,21 @@ export function createAppRuntime({
   const targets = new Map<string, ResolvedTarget>();
   for (const target of config.targets) {
     const repository = repositories.get(target.repository)!;
+    const key = secrets.encryptionKeys?.[target.name];
     targets.set(target.name, {
       config: target,
       repository,
       branch: branchKeyFor(repository.url, target.branch),
       sensitiveResources: config.sensitiveResources,
+      ...(target.encryption && key
+        ? {
+            encryptSecret: secretEncryptor({
+              recipients: target.encryption.age.recipients,
+              key: key.reveal(),
+              target: target.name,
+            }),
+          }
+        : {}),
     });
   }
   const sources = config.sources.map((source) => ({

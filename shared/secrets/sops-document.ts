@@ -1,0 +1,121 @@
+import { createCipheriv, createHash, createHmac } from 'node:crypto';
+import { parse } from 'yaml';
+import { renderYaml } from '../resources/render-yaml';
+import { ageEncryptArmored } from './age-wrap';
+
+/** The fields a Kubernetes Secret keeps its values in: the only ones encrypted (the rest stays readable). */
+export const SOPS_ENCRYPTED_REGEX = '^(data|stringData)$';
+/** The SOPS format version written; files of this layout are read by sops 3.x and Flux. */
+export const SOPS_VERSION = '3.9.4';
+
+const ENCRYPTED = new RegExp(SOPS_ENCRYPTED_REGEX);
+
+/** What encrypts a target's Secrets: its age recipients and its secret derivation key. */
+export type SopsEncryption = {
+  recipients: readonly string[];
+  /**
+   * Keys every derivation (data key, IVs, age ephemerals): the same plaintext and recipients give
+   * the same file, and without this key nobody can test a guess of a value against the file.
+   */
+  derivationKey: Buffer;
+};
+
+type Tree = Map<unknown, unknown> | unknown[] | string | number | boolean | null;
+
+/**
+ * Encrypts a Secret rendered as deterministic YAML into a SOPS document (YAML store), as the
+ * `sops` CLI writes it with `encrypted_regex: ^(data|stringData)$` and age recipients: each value
+ * under `data`/`stringData` becomes `ENC[AES256_GCM,data:…,iv:…,tag:…,type:…]` (a 32-byte IV, the
+ * additional data the value's key path joined by `:` plus a trailing `:`), everything else stays
+ * readable, the 32-byte data key is wrapped for each recipient, and `mac` is the SHA-512 of every
+ * value in document order, uppercase hex, encrypted with `lastmodified` as additional data.
+ * Deterministic: the data key and the IVs derive from the derivation key, the recipients,
+ * `lastModified` and the plaintext, so an unchanged Secret gives the same bytes.
+ * @param plaintextYaml the sanitized Secret as `renderYaml` rendered it (kept in memory only).
+ * @param lastModified RFC 3339 in UTC without fractions (sops re-formats it so for the MAC).
+ */
+export function encryptSopsDocument({
+  plaintextYaml,
+  lastModified,
+  encryption,
+}: {
+  plaintextYaml: string;
+  lastModified: string;
+  encryption: SopsEncryption;
+}): string {
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(lastModified)) {
+    throw new TypeError('encryptSopsDocument: lastModified must be RFC 3339 in UTC without fractions');
+  }
+  const seed = createHmac('sha256', encryption.derivationKey)
+    .update(`kubescribe sops v1\0${encryption.recipients.join('\n')}\0${lastModified}\0${plaintextYaml}`)
+    .digest();
+  const derive = (label: string) => createHmac('sha256', seed).update(label).digest();
+  const dataKey = derive('data key');
+  const mac = createHash('sha512');
+  let counter = 0;
+  const encryptValue = (value: string | number | boolean, additionalData: string) =>
+    encryptScalar(value, dataKey, derive(`iv\0${counter++}\0${additionalData}`), additionalData);
+
+  // The order sops walks is the file's order: read the rendered YAML back rather than re-deriving it.
+  const walk = (node: Tree, path: readonly string[]): Tree => {
+    if (node instanceof Map) {
+      const out = new Map<unknown, unknown>();
+      for (const [key, value] of node) out.set(key, walk(value as Tree, [...path, String(key)]));
+      return out;
+    }
+    if (Array.isArray(node)) return node.map((item) => walk(item as Tree, path));
+    if (node === null) return null;
+    mac.update(sopsBytes(node));
+    if (!path.some((segment) => ENCRYPTED.test(segment))) return node;
+    return encryptValue(node, `${path.join(':')}:`);
+  };
+  const encrypted = walk(parse(plaintextYaml, { mapAsMap: true }) as Tree, []);
+  if (!(encrypted instanceof Map)) throw new TypeError('encryptSopsDocument: the document is not a map');
+
+  const sops = {
+    age: encryption.recipients.map((recipient) => ({
+      recipient,
+      enc: ageEncryptArmored({ recipient, plaintext: dataKey, seed }),
+    })),
+    lastmodified: lastModified,
+    mac: encryptScalar(mac.digest('hex').toUpperCase(), dataKey, derive('mac iv'), lastModified),
+    encrypted_regex: SOPS_ENCRYPTED_REGEX,
+    version: SOPS_VERSION,
+  };
+  return renderYaml(toPlain(encrypted) as Record<string, unknown>) + renderYaml({ sops });
+}
+
+/** A value's bytes as sops hashes and encrypts them (`ToBytes`: booleans as Python wrote them). */
+function sopsBytes(value: string | number | boolean): string {
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  return String(value);
+}
+
+function sopsType(value: string | number | boolean): string {
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'boolean') return 'bool';
+  return Number.isInteger(value) ? 'int' : 'float';
+}
+
+function encryptScalar(
+  value: string | number | boolean,
+  key: Buffer,
+  iv: Buffer,
+  additionalData: string,
+): string {
+  const plaintext = sopsBytes(value);
+  // sops leaves an empty string as it is: there is nothing to hide.
+  if (plaintext === '') return '';
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(additionalData));
+  const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  const b64 = (bytes: Buffer) => bytes.toString('base64');
+  return `ENC[AES256_GCM,data:${b64(data)},iv:${b64(iv)},tag:${b64(cipher.getAuthTag())},type:${sopsType(value)}]`;
+}
+
+function toPlain(node: unknown): unknown {
+  if (node instanceof Map)
+    return Object.fromEntries([...node].map(([key, value]) => [String(key), toPlain(value)]));
+  if (Array.isArray(node)) return node.map(toPlain);
+  return node;
+}
