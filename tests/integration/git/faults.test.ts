@@ -12,7 +12,10 @@ beforeAll(async () => {
 afterEach(() => world.proxy.reset());
 afterAll(() => world.stop());
 
-const bounds = { callTimeoutMs: 300, publishTimeoutMs: 5_000 };
+// A stalled call must hit its bound while a busy machine's ordinary calls stay well inside it.
+const bounds = { callTimeoutMs: 1_500, publishTimeoutMs: 10_000 };
+// Where a test is not about time, bounds that a loaded machine never reaches.
+const calm = { callTimeoutMs: 20_000, publishTimeoutMs: 60_000 };
 // where another writer's git CLI push runs inside one of our calls, give the calls room for it
 const roomy = { callTimeoutMs: 20_000 };
 
@@ -50,7 +53,7 @@ describe('a remote that stalls', () => {
       });
       const elapsed = Date.now() - started;
 
-      expect(result).toEqual({ kind: 'timeout', step, afterMs: 300 });
+      expect(result).toEqual({ kind: 'timeout', step, afterMs: bounds.callTimeoutMs });
       expect(elapsed).toBeLessThan(bounds.publishTimeoutMs);
       expect(await eventually(() => world.proxy.heldOpen() === 0)).toBe(true);
       const retry = await publish({
@@ -58,7 +61,7 @@ describe('a remote that stalls', () => {
         branch: 'main',
         writes: [write],
         cacheDir,
-        ...bounds,
+        ...calm,
       });
       expect(retry).toMatchObject({ kind: 'published' });
       expect(await logOf(gitdir)).toHaveLength(2);
@@ -92,11 +95,11 @@ describe('a remote that stalls', () => {
       branch: 'main',
       writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
       cacheDir: await world.cacheDir(),
-      callTimeoutMs: 10_000,
-      publishTimeoutMs: 600,
+      callTimeoutMs: 20_000,
+      publishTimeoutMs: 3_000,
     });
 
-    expect(result).toEqual({ kind: 'timeout', step: 'publication', afterMs: 600 });
+    expect(result).toEqual({ kind: 'timeout', step: 'publication', afterMs: 3_000 });
     expect(world.proxy.requests.slice(seen).at(-1)?.kind).toBe('push');
   });
 
@@ -159,7 +162,7 @@ describe('a remote that fails', () => {
       branch: 'main',
       writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
       cacheDir: await world.cacheDir(),
-      ...bounds,
+      ...calm,
     });
 
     expect(result).toMatchObject({
@@ -178,7 +181,7 @@ describe('a remote that fails', () => {
       branch: 'main',
       writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
       cacheDir: await world.cacheDir(),
-      ...bounds,
+      ...calm,
     });
 
     expect(result).toMatchObject({ kind: 'transient', step: 'push' });
@@ -199,7 +202,7 @@ describe('a remote that fails', () => {
       branch: 'main',
       writes,
       cacheDir: await world.cacheDir(),
-      ...bounds,
+      ...calm,
     });
 
     expect(result).toMatchObject({ kind: 'published', settledByRemoteEvidence: true });
@@ -250,7 +253,7 @@ describe('a remote that fails', () => {
       branch: 'main',
       writes,
       cacheDir: await world.cacheDir(),
-      ...bounds,
+      ...calm,
     });
 
     const again = await publish({
@@ -258,7 +261,7 @@ describe('a remote that fails', () => {
       branch: 'main',
       writes,
       cacheDir: await world.cacheDir(),
-      ...bounds,
+      ...calm,
     });
 
     expect(first).toMatchObject({ kind: 'published', settledByRemoteEvidence: false });
@@ -279,7 +282,7 @@ describe('a remote that fails', () => {
       branch: 'main',
       writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
       cacheDir: await world.cacheDir(),
-      ...bounds,
+      ...calm,
     });
 
     expect(result).toEqual({
