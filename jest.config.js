@@ -8,6 +8,8 @@ module.exports = {
     // `isolatedModules` lets ts-jest compile each file on its own).
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
+  // Debian tools the tests run (the age CLI), installed when missing.
+  globalSetup: '<rootDir>/tests/support/install-test-tools.ts',
   maxWorkers: 2,
   testTimeout: 60_000,
 };

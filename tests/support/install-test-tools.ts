@@ -1,0 +1,32 @@
+// jest's globalSetup: the tools the tests run besides Node, installed when missing, so that
+// `npm install && npm test` works on a fresh machine of this project's kind (root, Debian packages).
+import { execFileSync } from 'node:child_process';
+
+/** Debian packages the tests use, by the command each provides. */
+const TOOLS: Record<string, string> = { age: 'age' };
+
+function has(command: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export default function installTestTools(): void {
+  const missing = Object.entries(TOOLS).filter(([command]) => !has(command));
+  if (missing.length === 0) return;
+  const packages = missing.map(([, name]) => name);
+  const install = () =>
+    execFileSync('apt-get', ['install', '-y', '-qq', ...packages], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  try {
+    install();
+  } catch {
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    install();
+  }
+}
