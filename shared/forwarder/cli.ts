@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ensureError, KubescribeError, scrubSecrets } from '../errors';
+import { packageVersion } from '../package-version';
 import { commandsUsage, forwardUsage, versionUsage } from './cli-usage';
 import { parseForwarderConfig } from './config';
 import { runForwarder } from './forward';
@@ -110,21 +109,4 @@ class ConfigFileUnreadable extends KubescribeError<{ path: string; reason: strin
   constructor(path: string, reason: string) {
     super(`cannot read the configuration file "${path}": ${reason}`, { path, reason });
   }
-}
-
-/** The version of the installed package (package.json at the package root, above dist/ or the sources). */
-function packageVersion(): string {
-  for (const up of [
-    ['..', '..'],
-    ['..', '..', '..'],
-  ]) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(__dirname, ...up, 'package.json'), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (pkg.name === 'kubescribe' && pkg.version) return pkg.version;
-    } catch {}
-  }
-  return 'unknown';
 }
