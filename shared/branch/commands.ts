@@ -53,7 +53,12 @@ const commitsSchema = z.record(z.string(), z.string().min(1).nullable());
 const publicationResultSchema = z.discriminatedUnion('outcome', [
   z.strictObject({ outcome: z.literal('published'), commits: commitsSchema, head: z.string().min(1) }),
   z.strictObject({ outcome: z.literal('settled'), commits: commitsSchema, head: z.string().min(1) }),
-  z.strictObject({ outcome: z.enum(FAILED_OUTCOMES), cause: failureCauseSchema }),
+  z.strictObject({
+    outcome: z.enum(FAILED_OUTCOMES),
+    cause: failureCauseSchema,
+    /** The remote's `Retry-After`: the next attempt waits at least this long (within the retry maximum). */
+    retryAfterMs: z.number().int().nonnegative().finite().optional(),
+  }),
   z.strictObject({
     outcome: z.literal('writeRefused'),
     writeId: z.string().min(1),

@@ -11,9 +11,11 @@ function retryDelayMs(failures: number, initialMs: number, maxMs: number): numbe
   return Math.min(initialMs * 2 ** exponent, maxMs);
 }
 
-function nextRetry(decision: Decision): { retryAt: string; delayMs: number } {
+function nextRetry(decision: Decision, retryAfterMs = 0): { retryAt: string; delayMs: number } {
   const { limits, publication } = decision.state;
-  const delayMs = retryDelayMs(publication.failures + 1, limits.retryInitialMs, limits.retryMaxMs);
+  const backoffMs = retryDelayMs(publication.failures + 1, limits.retryInitialMs, limits.retryMaxMs);
+  // A remote that said when to come back is not asked sooner, nor later than the retry maximum.
+  const delayMs = Math.max(backoffMs, Math.min(retryAfterMs, limits.retryMaxMs));
   return { retryAt: addMs(decision.at, delayMs), delayMs };
 }
 
@@ -103,7 +105,7 @@ export function recordPublicationResult(
         type: 'PublicationFailed',
         attempt: inFlight.attempt,
         cause,
-        ...nextRetry(decision),
+        ...nextRetry(decision, 'retryAfterMs' in result ? result.retryAfterMs : undefined),
       });
       const publication = decision.state.publication;
       if (cause.kind === 'parent-missing' && !publication.recovery && decision.state.pending.length > 0) {

@@ -156,7 +156,10 @@ export function toPublicationResult(result: PublishResult): PublicationResult {
     case 'remoteMoved':
       return failed(result.kind, `the remote kept moving: ${result.cause}`);
     case 'transient':
-      return failed(result.kind, `${result.step}: ${result.cause}`);
+      return {
+        ...failed(result.kind, `${result.step}: ${result.cause}`),
+        ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
+      };
     case 'timeout':
       return failed('transient', `${result.step} timed out after ${result.afterMs} ms`);
     case 'rejected':

@@ -72,6 +72,22 @@ describe('publication', () => {
     expect(pendingWrites(branch.state)).toHaveLength(1);
   });
 
+  it("waits for a remote's Retry-After when it is longer than the backoff, and no longer than the retry maximum", () => {
+    const failWith = (retryAfterMs: number) => {
+      const branch = new Branch().run(admit(0), tick(5));
+      branch.run({
+        type: 'RecordPublicationResult',
+        at: at(6),
+        attempt: 'attempt-1',
+        result: { outcome: 'transient', cause: { message: 'HTTP 429' }, retryAfterMs },
+      });
+      return ofType(branch.last, 'PublicationFailed')[0];
+    };
+    expect(failWith(120_000)).toMatchObject({ retryAt: at(126), delayMs: 120_000 });
+    expect(failWith(1_000)).toMatchObject({ retryAt: at(16), delayMs: 10_000 });
+    expect(failWith(24 * 3600_000)).toMatchObject({ delayMs: 300_000 });
+  });
+
   it('ignores a duplicate or stale publication result', () => {
     const branch = new Branch().run(admit(0), tick(5));
     const result = {

@@ -206,6 +206,10 @@ describe('publication results as the branch records them', () => {
       { outcome: 'parentMissing', cause: { message: 'the parent branch "release" does not exist' } },
     ],
     [
+      { kind: 'transient', step: 'push', cause: 'HTTP 429', retryAfterMs: 30000 },
+      { outcome: 'transient', cause: { message: 'push: HTTP 429' }, retryAfterMs: 30000 },
+    ],
+    [
       { kind: 'writeRefused', writeId: 'w', cause: 'outside' },
       { outcome: 'writeRefused', writeId: 'w', cause: { message: 'outside' } },
     ],
