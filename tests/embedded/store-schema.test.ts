@@ -7,7 +7,18 @@ import Database from 'better-sqlite3';
 import { openStore, STORE_SCHEMA_VERSION, StoreVersionError } from '../../embedded/store';
 
 const FIXTURE_0_1_0 = join(__dirname, '..', 'fixtures', 'upgrade', '0.1.0', 'host.sqlite');
-const DRIVER = 'branch-driver-b-b5c6fc8492e6580983b51c99';
+/** The fixture's one branch driver, as its 0.1.0 store names it. */
+const DRIVER = (() => {
+  const db = new Database(FIXTURE_0_1_0, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare("SELECT instance_id FROM instances WHERE name = 'branch-driver'").get() as {
+      instance_id: string;
+    };
+    return row.instance_id;
+  } finally {
+    db.close();
+  }
+})();
 let dir: string;
 
 beforeEach(() => {
@@ -45,7 +56,21 @@ const columns = (db: Database.Database) =>
 describe('given the store of release 0.1.0 (schema version 0)', () => {
   it('migrates it to the current schema on open and keeps its instances, history, entities and timers', () => {
     const path = storeOf010();
-    expect(raw(path, userVersion)).toBe(0);
+    const before = raw(path, (db) => ({
+      version: userVersion(db),
+      history: (
+        db.prepare('SELECT COUNT(*) AS n FROM history WHERE instance_id = ?').get(DRIVER) as { n: number }
+      ).n,
+      timers: db.prepare('SELECT instance_id, timer_id, fire_at FROM timers ORDER BY id').all() as {
+        instance_id: string;
+        timer_id: number;
+        fire_at: number;
+      }[],
+      entities: (db.prepare('SELECT id FROM entities').all() as { id: string }[]).map((row) => row.id),
+    }));
+    expect(before.version).toBe(0);
+    expect(before.history).toBeGreaterThan(0);
+    expect(before.timers.length).toBeGreaterThan(0);
     const store = openStore(path);
     try {
       expect(store.getInstance(DRIVER)).toMatchObject({
@@ -53,11 +78,18 @@ describe('given the store of release 0.1.0 (schema version 0)', () => {
         status: 'Running',
         version: '',
       });
-      expect(store.historyLength(DRIVER)).toBe(60);
-      expect(store.allTimers()).toEqual([
-        expect.objectContaining({ instanceId: DRIVER, timerId: 14, fireAt: 1796154670000 }),
-      ]);
-      expect(store.getEntity('@branch@b-b5c6fc8492e6580983b51c99')).toMatchObject({ exists: true });
+      expect(store.historyLength(DRIVER)).toBe(before.history);
+      expect(store.allTimers()).toEqual(
+        before.timers.map((timer) =>
+          expect.objectContaining({
+            instanceId: timer.instance_id,
+            timerId: timer.timer_id,
+            fireAt: timer.fire_at,
+          }),
+        ),
+      );
+      for (const id of before.entities) expect(store.getEntity(id)).toMatchObject({ exists: true });
+      expect(before.entities.some((id) => id.startsWith('@branch@'))).toBe(true);
     } finally {
       store.close();
     }

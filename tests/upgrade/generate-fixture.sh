@@ -16,6 +16,6 @@ trap 'git -C "$root" worktree remove --force "$checkout"' EXIT
 ln -s "${root}/node_modules" "${checkout}/node_modules"
 mkdir -p "${checkout}/tests/upgrade"
 cp "${root}/tests/upgrade/release-scenario.ts" "${root}/tests/upgrade/upgrade-scenario.ts" "${checkout}/tests/upgrade/"
-(cd "$checkout" && UPGRADE_FIXTURE_OUT="$out" npx jest --maxWorkers=1 tests/upgrade/release-scenario.ts --testMatch '**/release-scenario.ts')
+(cd "$checkout" && UPGRADE_FIXTURE_OUT="$out" UPGRADE_RELEASE="$version" npx jest --maxWorkers=1 tests/upgrade/release-scenario.ts --testMatch '**/release-scenario.ts')
 echo "${version} ${commit}" > "${out}/RELEASE"
 echo "upgrade fixture of ${version} (${commit}) written to ${out}"

@@ -9,7 +9,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppHost, oneTargetConfig, startAppHost } from '../support/app/app-host';
-import { UPGRADE_REMOTE, upgradeScenario } from './upgrade-scenario';
+import { upgradeRemote, upgradeScenario } from './upgrade-scenario';
 
 let app: AppHost;
 
@@ -20,10 +20,13 @@ afterAll(() => {
 
 it('leaves held changes, a held save, an open window and a driver between retries', async () => {
   const out = process.env.UPGRADE_FIXTURE_OUT;
-  if (!out) throw new Error('UPGRADE_FIXTURE_OUT names the folder the data goes to');
+  const release = process.env.UPGRADE_RELEASE;
+  if (!out || !release)
+    throw new Error('UPGRADE_FIXTURE_OUT and UPGRADE_RELEASE name the folder and the release');
+  const remote = upgradeRemote(release);
   // Git is down: the repository does not exist yet. The upgrade test creates it.
-  rmSync(UPGRADE_REMOTE, { recursive: true, force: true });
-  app = await startAppHost(oneTargetConfig({ url: UPGRADE_REMOTE }));
+  rmSync(remote, { recursive: true, force: true });
+  app = await startAppHost(oneTargetConfig({ url: remote }));
   for (const step of upgradeScenario.steps) {
     if (step.post) {
       const answer = await app.http('POST', step.post.path, step.post.body);

@@ -1,8 +1,14 @@
 // What the upgrade fixtures hold: one scenario, posted by a released version during a Git outage
 // (release-scenario.ts) and published by the current code (upgrade.test.ts).
 
-/** The repository the scenario publishes to: absent while the fixture is made (Git down), created by the upgrade test. */
-export const UPGRADE_REMOTE = '/tmp/kubescribe-upgrade-fixture/state.git';
+/**
+ * The repository a release's scenario publishes to: absent while its fixture is made (Git down),
+ * created by its upgrade test. One per release, so the upgrade tests of two releases can run at once
+ * (the branch key, stored in the fixture, is made from this URL).
+ */
+export function upgradeRemote(release: string): string {
+  return `/tmp/kubescribe-upgrade-fixture/${release}/state.git`;
+}
 
 interface Step {
   post?: { path: string; body: unknown; status: number };
