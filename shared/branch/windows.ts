@@ -12,7 +12,7 @@ import {
   type WindowChange,
 } from './model';
 import { windowChangeLimit } from './settings';
-import { changeIn, changesInOrder, orderKey, pendingOrders } from './storage';
+import { changeIn, changesInOrder, pendingOrder } from './storage';
 import { addMs, toMs } from './time';
 
 /** Attribution outcomes that name a person; an unresolved or configured author names nobody. */
@@ -129,9 +129,7 @@ function newerKept(
 ): Omit<Extract<BranchFact, { type: 'ChangeSkipped' }>, 'type' | 'at' | 'windowId' | 'path'> | undefined {
   const order = { resourceVersion: change.resourceVersion, atMs: decision.atMs };
   const inWindow = earlier ?? changeIn(window, change.path);
-  const pending = inWindow
-    ? undefined
-    : pendingOrders(decision.state).get(orderKey(window.target, change.path));
+  const pending = inWindow ? undefined : pendingOrder(decision.state, window.target, change.path);
   const kept = inWindow ?? pending?.order;
   if (!kept || supersedes(order, kept)) return undefined;
   const byVersion = kept.resourceVersion !== undefined && change.resourceVersion !== undefined;

@@ -95,38 +95,73 @@ export function pendingWrites(queue: Pick<PendingQueue, 'pending' | 'origins'>):
   return queue.pending.map((stored) => expandWrite(queue.origins, stored));
 }
 
-const orderIndexes = new WeakMap<
-  readonly StoredWrite[],
-  Map<string, { order: ChangeOrder; writeId: string }>
->();
+/** A pending order, with where its write stands in the `pending` array the index was built for. */
+interface OrderEntry {
+  order: ChangeOrder;
+  writeId: string;
+  at: number;
+  stored: StoredWrite;
+}
 
-/** The key of a target's path in `pendingOrders`. */
-export function orderKey(target: string, path: string): string {
+const orderIndexes = new WeakMap<readonly StoredWrite[], Map<string, OrderEntry>>();
+// The index of the longest queue seen, shared by the queues that extend it (a write appended at a
+// time, the common case): each costs only its new writes, not a scan of the whole backlog.
+let growing: { pending: readonly StoredWrite[]; index: Map<string, OrderEntry> } | undefined;
+
+function orderKey(target: string, path: string): string {
   return `${target}\n${path}`;
 }
 
 /**
- * The newest pending order of every target's path a pending window write holds (by `orderKey`),
- * with the write that holds it: what a late change must not overwrite. Built once per `pending`
- * array (states are immutable).
+ * The newest pending order of a target's path that a pending window write holds, with the write
+ * that holds it: what a late change must not overwrite.
  */
-export function pendingOrders(
+export function pendingOrder(
   queue: Pick<PendingQueue, 'pending' | 'origins'>,
-): ReadonlyMap<string, { order: ChangeOrder; writeId: string }> {
+  target: string,
+  path: string,
+): { order: ChangeOrder; writeId: string } | undefined {
+  const key = orderKey(target, path);
+  const entry = indexOf(queue).get(key);
+  if (!entry || (entry.at < queue.pending.length && queue.pending[entry.at] === entry.stored)) return entry;
+  // A shared index answered with a write this (older) queue does not hold: ask its own.
+  const own = indexWrites(queue, new Map(), 0);
+  orderIndexes.set(queue.pending, own);
+  return own.get(key);
+}
+
+function indexOf(queue: Pick<PendingQueue, 'pending' | 'origins'>): Map<string, OrderEntry> {
   const known = orderIndexes.get(queue.pending);
   if (known) return known;
-  const index = new Map<string, { order: ChangeOrder; writeId: string }>();
-  for (const stored of queue.pending) {
+  const last = growing?.pending;
+  const extends_ =
+    last !== undefined &&
+    last.length > 0 &&
+    queue.pending.length > last.length &&
+    queue.pending[0] === last[0] &&
+    queue.pending[last.length - 1] === last[last.length - 1];
+  const index = extends_ ? indexWrites(queue, growing!.index, last.length) : indexWrites(queue, new Map(), 0);
+  orderIndexes.set(queue.pending, index);
+  growing = { pending: queue.pending, index };
+  return index;
+}
+
+function indexWrites(
+  queue: Pick<PendingQueue, 'pending' | 'origins'>,
+  index: Map<string, OrderEntry>,
+  from: number,
+): Map<string, OrderEntry> {
+  for (let at = from; at < queue.pending.length; at++) {
+    const stored = queue.pending[at]!;
     if (!stored.ord || !stored.ch) continue;
     const decidedAtMs = toMs(storedDecidedAt(stored));
     const writeId = storedWriteId(stored);
     const target = queue.origins[stored.by]?.target ?? '';
-    changePaths(stored.ch).forEach((path, at) => {
-      const key = stored.ord?.[at];
+    changePaths(stored.ch).forEach((path, change) => {
+      const key = stored.ord?.[change];
       if (key !== undefined && key !== '')
-        index.set(orderKey(target, path), { order: expandOrder(key, decidedAtMs), writeId });
+        index.set(orderKey(target, path), { order: expandOrder(key, decidedAtMs), writeId, at, stored });
     });
   }
-  orderIndexes.set(queue.pending, index);
   return index;
 }

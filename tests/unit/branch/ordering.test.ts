@@ -69,6 +69,29 @@ describe('changes to one path are ordered, whatever order they arrive in', () =>
   });
 });
 
+describe('the pending orders a late change is checked against', () => {
+  it('answer each state for its own writes, also an older state asked after a newer one', () => {
+    // alice's a.yaml at rv 12 becomes a pending write; bob's window makes one more; then a.yaml at rv 20.
+    const older = new Branch().run(
+      admit(0, { path: 'a.yaml', resourceVersion: '12' }),
+      admit(1, { author: bob, path: 'b.yaml' }),
+      admit(2, { path: 'c.yaml' }),
+    ).state;
+    const newer = handle(
+      handle(older, admit(3, { path: 'a.yaml', resourceVersion: '20' })).state,
+      admit(4, { author: bob, path: 'd.yaml' }),
+    ).state;
+    // The newer state holds rv 20 for a.yaml: a late rv 15 is skipped there...
+    expect(
+      ofType(handle(newer, admit(5, { path: 'a.yaml', resourceVersion: '15' })).facts, 'ChangeSkipped'),
+    ).toEqual([expect.objectContaining({ keptResourceVersion: '20' })]);
+    // ...while the older state, asked afterwards, holds only rv 12: rv 15 is newer there.
+    expect(
+      ofType(handle(older, admit(5, { path: 'a.yaml', resourceVersion: '15' })).facts, 'ChangeSkipped'),
+    ).toEqual([]);
+  });
+});
+
 describe('a window holds at most `windowChanges` changes', () => {
   function deletes(count: number, seconds = 0, first = 0): BranchCommand {
     return {
