@@ -259,14 +259,15 @@ async function publishAttempts({
     });
     if (built.kind === 'writeRefused') return built;
     const settled = landed.size > 0;
+    const published = (at: string | null, settledByRemoteEvidence: boolean): PublishResult => ({
+      kind: 'published',
+      commits: built.commits,
+      head: at,
+      settledByRemoteEvidence,
+      attempts: attempt,
+    });
     if (built.created === 0) {
-      return {
-        kind: 'published',
-        commits: built.commits,
-        head: base,
-        settledByRemoteEvidence: settled,
-        attempts: attempt,
-      };
+      return published(base, settled);
     }
     const head = built.head!;
     progress.step = 'push';
@@ -282,13 +283,7 @@ async function publishAttempts({
       const probed = await session.advertise({ step: 'probe' }).catch(() => null);
       const tip = probed?.heads.get(branch) ?? null;
       if (tip === head) {
-        return {
-          kind: 'published',
-          commits: built.commits,
-          head,
-          settledByRemoteEvidence: true,
-          attempts: attempt,
-        };
+        return published(head, true);
       }
       if (probed && tip !== (branchExists ? base : null)) {
         lastMove = 'the remote moved after a push whose reply was lost';
@@ -298,13 +293,7 @@ async function publishAttempts({
       return failure;
     }
     if (outcome.kind === 'ok') {
-      return {
-        kind: 'published',
-        commits: built.commits,
-        head,
-        settledByRemoteEvidence: settled,
-        attempts: attempt,
-      };
+      return published(head, settled);
     }
     if (outcome.kind === 'locked') {
       return { kind: 'transient', step: 'lock', cause: `refs/heads/${branch} is locked by another process` };
@@ -316,13 +305,7 @@ async function publishAttempts({
     const tip = probed ? (probed.heads.get(branch) ?? null) : undefined;
     if (tip === head) {
       // the answer was an error, but our head is the branch's: it landed
-      return {
-        kind: 'published',
-        commits: built.commits,
-        head,
-        settledByRemoteEvidence: true,
-        attempts: attempt,
-      };
+      return published(head, true);
     }
     if (outcome.kind === 'moved' || (probed && tip !== (branchExists ? base : null))) {
       lastMove = outcome.cause;

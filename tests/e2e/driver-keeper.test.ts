@@ -4,30 +4,10 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { driverInstanceId } from '../../shared/app/runtime/durable-names';
-import {
-  type AppHost,
-  createBareRepository,
-  git,
-  oneTargetConfig,
-  startAppHost,
-} from '../support/app/app-host';
+import { appOnNewRepository, git } from '../support/app/app-host';
 
-let app: AppHost;
-let remote: string;
-
-beforeAll(async () => {
-  remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'kubescribe-keeper-')), 'state.git'));
-  app = await startAppHost(oneTargetConfig({ url: remote }));
-});
-
-afterAll(async () => {
-  await app?.stop();
-  rmSync(join(remote, '..'), { recursive: true, force: true });
-});
+const world = appOnNewRepository();
 
 const change = {
   type: 'ADDED',
@@ -42,22 +22,24 @@ const change = {
 
 it('given a terminated driver and a window of held changes, publishes them within a minute, with no request', async () => {
   // The keeper runs at each minute: start far enough from the next one to see the driver stay gone.
-  const toNextMinute = 60_000 - (app.now() % 60_000);
-  if (toNextMinute < 15_000) await app.advance(toNextMinute + 1000);
-  const posted = await app.http('POST', '/api/v1/targets/prod/events', { events: [change] });
+  const toNextMinute = 60_000 - (world.app.now() % 60_000);
+  if (toNextMinute < 15_000) await world.app.advance(toNextMinute + 1000);
+  const posted = await world.app.http('POST', '/api/v1/targets/prod/events', { events: [change] });
   expect(posted.status).toBe(202);
   const instanceId = driverInstanceId(posted.body.branch);
-  expect(app.host.client.terminate(instanceId, 'a failed deployment, as a test')).toBe('accepted');
-  await app.advance(1000);
-  expect(app.host.client.getStatus(instanceId)).toMatchObject({ runtimeStatus: 'Terminated' });
+  expect(world.app.host.client.terminate(instanceId, 'a failed deployment, as a test')).toBe('accepted');
+  await world.app.advance(1000);
+  expect(world.app.host.client.getStatus(instanceId)).toMatchObject({ runtimeStatus: 'Terminated' });
 
-  await app.advance(10_000);
-  const heads = await git(remote, 'for-each-ref', 'refs/heads');
+  await world.app.advance(10_000);
+  const heads = await git(world.remote, 'for-each-ref', 'refs/heads');
   expect(heads).toBe('');
 
-  await app.advance(60_000);
-  expect(app.host.client.getStatus(instanceId)).toMatchObject({ runtimeStatus: 'Running' });
-  const files = await git(remote, 'ls-tree', '-r', '--name-only', 'main');
+  await world.app.advance(60_000);
+  expect(world.app.host.client.getStatus(instanceId)).toMatchObject({ runtimeStatus: 'Running' });
+  const files = await git(world.remote, 'ls-tree', '-r', '--name-only', 'main');
   expect(files.trim()).toBe('clusters/prod/shop/configmaps/kept.yaml');
-  expect(app.logs.some((line) => JSON.stringify(line).includes('its driver was not running'))).toBe(true);
+  expect(world.app.logs.some((line) => JSON.stringify(line).includes('its driver was not running'))).toBe(
+    true,
+  );
 });

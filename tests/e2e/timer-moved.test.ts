@@ -5,29 +5,9 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  type AppHost,
-  createBareRepository,
-  git,
-  oneTargetConfig,
-  startAppHost,
-} from '../support/app/app-host';
+import { appOnNewRepository, git } from '../support/app/app-host';
 
-let app: AppHost;
-let remote: string;
-
-beforeAll(async () => {
-  remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'kubescribe-timer-')), 'state.git'));
-  app = await startAppHost(oneTargetConfig({ url: remote }));
-});
-
-afterAll(async () => {
-  await app?.stop();
-  rmSync(join(remote, '..'), { recursive: true, force: true });
-});
+const world = appOnNewRepository();
 
 function change(name: string) {
   return {
@@ -48,28 +28,28 @@ function change(name: string) {
 }
 
 async function commits(): Promise<string[]> {
-  const log = await git(remote, 'log', '--format=%H', 'main').catch(() => '');
+  const log = await git(world.remote, 'log', '--format=%H', 'main').catch(() => '');
   return log.trim() === '' ? [] : log.trim().split('\n');
 }
 
 it('given a deadline moved under a sleeping driver, closes the window once, at the real deadline, with the change posted between', async () => {
   const post = async (name: string) =>
-    expect((await app.http('POST', '/api/v1/targets/prod/events', change(name))).status).toBe(202);
+    expect((await world.app.http('POST', '/api/v1/targets/prod/events', change(name))).status).toBe(202);
   await post('first'); // the window closes 5 s after its last change: at +5 s
-  await app.advance(3000);
+  await world.app.advance(3000);
   await post('second'); // the deadline moves to +8 s; the driver may still sleep until +5 s
-  await app.advance(3000); // +6 s: past the stale deadline
+  await world.app.advance(3000); // +6 s: past the stale deadline
   expect(await commits()).toEqual([]);
-  expect((await app.http('GET', '/api/v1/targets/prod')).body.window).toMatchObject({
+  expect((await world.app.http('GET', '/api/v1/targets/prod')).body.window).toMatchObject({
     open: true,
     changes: 2,
   });
   await post('third'); // between the stale and the real deadline
-  await app.advance(6000);
+  await world.app.advance(6000);
 
   const published = await commits();
   expect(published).toHaveLength(1);
-  const files = await git(remote, 'show', '--name-only', '--format=', published[0]!);
+  const files = await git(world.remote, 'show', '--name-only', '--format=', published[0]!);
   expect(files.trim().split('\n').sort()).toEqual(
     ['first', 'second', 'third'].map((name) => `clusters/prod/shop/configmaps/${name}.yaml`),
   );

@@ -181,3 +181,32 @@ export async function git(gitDir: string, ...args: string[]): Promise<string> {
   const { stdout } = await run('git', [`--git-dir=${gitDir}`, ...args], { maxBuffer: 64 * 1024 * 1024 });
   return stdout;
 }
+
+/**
+ * Starts the app, for the whole test file, on a new bare repository (`configure` makes the
+ * configuration from its path) and stops both afterwards. Read `app` and `remote` inside tests.
+ */
+export function appOnNewRepository(configure: (url: string) => object = (url) => oneTargetConfig({ url })): {
+  readonly app: AppHost;
+  readonly remote: string;
+} {
+  let app: AppHost | undefined;
+  let remote = '';
+  beforeAll(async () => {
+    remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'kubescribe-e2e-')), 'state.git'));
+    app = await startAppHost(configure(remote));
+  });
+  afterAll(async () => {
+    await app?.stop();
+    if (remote) rmSync(join(remote, '..'), { recursive: true, force: true });
+  });
+  return {
+    get app() {
+      if (!app) throw new Error('the app starts in beforeAll');
+      return app;
+    },
+    get remote() {
+      return remote;
+    },
+  };
+}
