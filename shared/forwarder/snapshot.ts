@@ -21,6 +21,7 @@ export class SnapshotUpload {
   private entries: { resource: string; object: KubeObject }[] = [];
   private bytes = 0;
   private posted = 0;
+  private parts = 0;
 
   constructor(
     private readonly webhook: Webhook,
@@ -44,9 +45,12 @@ export class SnapshotUpload {
   async complete(revision: string): Promise<number> {
     if (this.entries.length > 0) await this.postPart(undefined);
     const { group, resource, namespace } = this.scope;
+    // Naming the part count lets kubescribe apply the snapshot only once every part has arrived,
+    // whatever order the engine delivers them in.
     await this.webhook.post(`/snapshots/${this.id}/complete`, {
       scope: { group, resource, ...(namespace === undefined ? {} : { namespace }) },
       revision,
+      ...(this.parts > 0 ? { parts: this.parts } : {}),
     });
     this.progress.done(this.scopeName, this.posted);
     return this.posted;
@@ -57,6 +61,7 @@ export class SnapshotUpload {
     this.entries = [];
     this.bytes = 0;
     await this.webhook.post(`/snapshots/${this.id}/parts`, { objects });
+    this.parts += 1;
     this.posted += objects.length;
     this.progress.advanced(this.scopeName, this.posted, total);
   }

@@ -100,7 +100,7 @@ describe('the forwarder speaking the watch protocol', () => {
       objects: [{ resource: 'deployments', object: { metadata: { name: 'c' } } }],
     });
     expect(complete).toMatchObject({
-      body: { scope: { group: 'apps', resource: 'deployments' }, revision: '3' },
+      body: { scope: { group: 'apps', resource: 'deployments' }, revision: '3', parts: 2 },
     });
     expect(watches().at(-1)?.query).toMatchObject({ resourceVersion: '3', allowWatchBookmarks: 'true' });
     expect(eventPosts()[0]?.body).toMatchObject({
