@@ -62,16 +62,11 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
       const instanceId = driverInstanceId(input.branchKey);
       const seen = runningSince.get(instanceId);
       if (seen === undefined || Date.now() - seen > RUNNING_TRUSTED_MS) {
-        const status = await client.getStatus(instanceId).catch(() => undefined);
-        if (!status || TERMINAL.has(String(status.runtimeStatus))) {
-          await client.startNew(BRANCH_DRIVER, { instanceId, input }).catch(async () => {
-            // Started concurrently by another request: then it runs, and a wake reaches it.
-            await client.raiseEvent(instanceId, WAKE_EVENT, null);
-          });
-          runningSince.set(instanceId, Date.now());
-          return;
-        }
+        const started = await reviveDriver(client, input);
         runningSince.set(instanceId, Date.now());
+        // A driver this call started plans first thing; one already running (or started
+        // concurrently by another request) is woken.
+        if (started) return;
       }
       await client.raiseEvent(instanceId, WAKE_EVENT, null);
     },

@@ -6,7 +6,7 @@ import { publicationStatus } from '../../branch';
 import type { AppRuntime } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { newRequestId } from './branch-handle';
-import { idParam, type RouteRequest } from './route-request';
+import { pathParam, type RouteRequest } from './route-request';
 import { publicationView } from './status-routes';
 import { authenticate } from './target-access';
 
@@ -33,7 +33,7 @@ function operatorBranch({ runtime }: Deps, request: RouteRequest): string {
       `Source "${source.name}" may not act on branches; that needs targets: ["*"].`,
     );
   }
-  return idParam({ ...request, params: { id: request.params.branch } }, branchKeySchema, 'branch');
+  return pathParam(request, 'branch', branchKeySchema, 'branch key');
 }
 
 /** `GET /api/v1/branches/{branch}`: a branch's publication status, whether or not a target names it. */

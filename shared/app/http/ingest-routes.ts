@@ -21,7 +21,7 @@ import { acceptChanges } from './accept-changes';
 import type { BranchGateway } from './branch-gateway';
 import { type BranchHandle, branchHandle } from './branch-handle';
 import { normalized } from './payload-errors';
-import { idParam, type RouteRequest } from './route-request';
+import { pathParam, type RouteRequest } from './route-request';
 import { submitSave } from './submit-save';
 import { accessTarget, authenticate, targetFor } from './target-access';
 
@@ -107,7 +107,7 @@ export async function postSnapshotPart(
   request: RouteRequest,
 ): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const snapshotId = idParam(request, snapshotIdSchema, 'snapshot');
+  const snapshotId = pathParam(request, 'id', snapshotIdSchema, 'snapshot id');
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const objects = z.looseObject({ objects: z.unknown() }).safeParse(body);
   // A part has no scope or revision of its own; those come with `complete`.
@@ -143,7 +143,7 @@ export async function completeSnapshot(
   request: RouteRequest,
 ): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const snapshotId = idParam(request, snapshotIdSchema, 'snapshot');
+  const snapshotId = pathParam(request, 'id', snapshotIdSchema, 'snapshot id');
   const body = completeSchema.safeParse(await readJson(request.body, runtime.bodyLimitBytes));
   if (!body.success) {
     throw new ApiError(

@@ -11,12 +11,17 @@ export interface RouteRequest {
   at: string;
 }
 
-/** The `id` path parameter checked against its schema; a 400 names what is wrong with it. */
-export function idParam(request: RouteRequest, schema: z.ZodType<string>, what: string): string {
-  const parsed = schema.safeParse(request.params.id);
+/** A path parameter checked against its schema; a 400 names the parameter and what is wrong with it. */
+export function pathParam(
+  request: RouteRequest,
+  name: string,
+  schema: z.ZodType<string>,
+  label: string,
+): string {
+  const parsed = schema.safeParse(request.params[name]);
   if (!parsed.success) {
-    throw new ApiError('invalid-input', `The ${what} id is not valid.`, {
-      issues: [{ path: 'id', message: parsed.error.issues[0]?.message ?? 'invalid' }],
+    throw new ApiError('invalid-input', `The ${label} is not valid.`, {
+      issues: [{ path: name, message: parsed.error.issues[0]?.message ?? 'invalid' }],
     });
   }
   return parsed.data;

@@ -5,7 +5,7 @@ import { saveStatus } from '../../branch';
 import type { AppRuntime } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { branchHandle } from './branch-handle';
-import { idParam, type RouteRequest } from './route-request';
+import { pathParam, type RouteRequest } from './route-request';
 import { saveBodySchema, saveIdSchema, submitSave } from './submit-save';
 import { accessTarget } from './target-access';
 
@@ -39,7 +39,7 @@ export async function postSave({ runtime, gateway }: Deps, request: RouteRequest
  */
 export async function getSave({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const id = idParam(request, saveIdSchema, 'save');
+  const id = pathParam(request, 'id', saveIdSchema, 'save id');
   const state = await gateway.readNow(target.branch.key);
   const view = state ? saveStatus(state.branch, id, request.at, target.config.name) : undefined;
   if (!view) throw saveNotFound(target.config.branch, target.config.name, id);
@@ -49,7 +49,7 @@ export async function getSave({ runtime, gateway }: Deps, request: RouteRequest)
 /** `DELETE /api/v1/targets/{target}/saves/{id}`: withdraw; the branch decides whether it still can. */
 export async function deleteSave({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
-  const id = idParam(request, saveIdSchema, 'save');
+  const id = pathParam(request, 'id', saveIdSchema, 'save id');
   const answer = await branchHandle(runtime, gateway, target).withdraw(id, request.at);
   if ('notFound' in answer) throw saveNotFound(target.config.branch, target.config.name, id);
   if ('held' in answer) {
