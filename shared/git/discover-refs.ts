@@ -7,8 +7,8 @@ import type { Advertisement } from './remote-session';
 const SUFFIX = '/info/refs?service=git-upload-pack';
 const MAX_REDIRECTS = 5;
 
-/** Where the repository was found, the credentials still allowed there, and its branches. */
-export type Discovery = Advertisement & { url: string; headers: Record<string, string> };
+/** Where the repository was found, whether the credentials may still be sent there, and its branches. */
+export type Discovery = Advertisement & { url: string; credentialsKept: boolean };
 
 function refuse(cause: string): GitHttpRefused {
   return new GitHttpRefused({ outcome: 'rejected', status: 200, cause });
@@ -80,11 +80,12 @@ export async function discoverRefs({
     (line): line is Buffer => line !== null && !line.toString('utf8').startsWith('# service='),
   );
   const first = rest[0]?.toString('utf8').trimEnd();
+  const credentialsKept = auth === headers;
   const found =
     first === 'version 2'
       ? await listRefsV2({ base, auth, signal, now, capabilities: rest.slice(1) })
       : readV0Advertisement(first === 'version 1' ? rest.slice(1) : rest);
-  return { ...found, url: base, headers: auth };
+  return { ...found, url: base, credentialsKept };
 }
 
 function readV0Advertisement(lines: Buffer[]): Advertisement {

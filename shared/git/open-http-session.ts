@@ -3,33 +3,34 @@ import * as git from 'isomorphic-git';
 import { boundStep } from './bound-step';
 import { boundedHttp } from './bounded-http';
 import { compactObjectCache } from './compact-object-cache';
+import { authorizationHeader, fixedCredentials, type GitCredentials, sameAuth } from './credentials';
 import { discoverRefs } from './discover-refs';
 import { encodePack } from './encode-pack';
+import { GitHttpRefused } from './errors';
 import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack } from './install-pack';
 import { openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
-import { sendReceivePack } from './send-receive-pack';
-import type { Clock, GitRemote } from './types';
+import { type ReceivePackOutcome, sendReceivePack } from './send-receive-pack';
+import type { Clock, GitAuth, GitRemote } from './types';
 import { updateLocalRef } from './update-local-ref';
 
-function authHeaders(remote: Extract<GitRemote, { kind: 'http' }>): Record<string, string> {
-  if (!remote.auth) return {};
-  if ('bearer' in remote.auth) return { authorization: `Bearer ${remote.auth.bearer}` };
-  const basic = Buffer.from(`${remote.auth.username}:${remote.auth.token}`).toString('base64');
-  return { authorization: `Basic ${basic}` };
-}
+const refusedCredentials = (error: unknown) =>
+  error instanceof GitHttpRefused && error.data.outcome === 'authFailed';
 
 /**
  * A smart-HTTP remote with a per-branch object cache under `cacheDir`: ref discovery
  * (`discover-refs.ts`: redirects followed there, then its URL used for every POST), a shallow fetch (depth `historyDepth`, one upload-pack POST, indexed natively)
  * only when the tip is not cached, and a raw compare-and-swap receive-pack push of one pack.
- * Each call runs under its own `callTimeoutMs`.
+ * Each call runs under its own `callTimeoutMs`. The credentials (`credentials`, else the remote's
+ * fixed `auth`) are asked for before each call; a call they were refused for (401/403/203) is sent
+ * once more with fresh ones when the provider has any (an expired Entra ID or GitHub App token).
  */
 export function openHttpSession({
   remote,
+  credentials,
   branch,
   cacheDir,
   clock,
@@ -38,6 +39,7 @@ export function openHttpSession({
   historyDepth = 50,
 }: {
   remote: Extract<GitRemote, { kind: 'http' }>;
+  credentials?: GitCredentials;
   branch: string;
   cacheDir?: string;
   clock: Clock;
@@ -45,10 +47,42 @@ export function openHttpSession({
   signal?: AbortSignal;
   historyDepth?: number;
 }): RemoteSession {
-  // where the repository answers and what may be sent there: a redirected discovery changes both
-  let headers = authHeaders(remote);
+  const source = credentials ?? (remote.auth ? fixedCredentials(remote.auth) : undefined);
+  // where the repository answers and whether credentials may be sent there: a redirected discovery changes both
+  let credentialsKept = true;
   let base = remote.url;
   let discovered = false;
+  /**
+   * Runs `call` with the credentials of the moment; when they were refused and the provider has
+   * fresher ones, once more with those. `refused` reads a refusal returned as data (a push).
+   */
+  const authorized = async <T>(
+    s: AbortSignal,
+    call: (headers: Record<string, string>) => Promise<T>,
+    refused: (result: T) => boolean = () => false,
+  ): Promise<T> => {
+    const auth: GitAuth | undefined =
+      source && credentialsKept ? await source.current({ signal: s }) : undefined;
+    // fresh credentials, or none when the provider gives the refused ones again (its own cache)
+    const fresher = async () => {
+      const fresh = await source!.current({ signal: s });
+      return sameAuth(fresh, auth!) ? undefined : fresh;
+    };
+    let result: T;
+    try {
+      result = await call(auth ? authorizationHeader(auth) : {});
+    } catch (error) {
+      if (!(auth && refusedCredentials(error) && source!.refused(auth))) throw error;
+      const fresh = await fresher();
+      if (!fresh) throw error;
+      return call(authorizationHeader(fresh));
+    }
+    if (auth && refused(result) && source!.refused(auth)) {
+      const fresh = await fresher();
+      if (fresh) return call(authorizationHeader(fresh));
+    }
+    return result;
+  };
   const url = remote.url;
   let opened: Promise<string> | undefined;
   const gitdir = () => {
@@ -71,24 +105,27 @@ export function openHttpSession({
   const fetchInto = async (dir: string, name: string, tip: string) => {
     const known = await readLocalRef({ gitdir: dir, ref: `refs/heads/${name}` });
     const { pack } = await bounded('fetch', async (s) =>
-      fetchPack({
-        http: boundedHttp({ signal: s, headers }),
-        url: base,
-        want: tip,
-        now: () => clock.now(),
-        haves: known ? [known] : [],
-        depth: historyDepth,
-      }),
+      authorized(s, (headers) =>
+        fetchPack({
+          http: boundedHttp({ signal: s, headers }),
+          url: base,
+          want: tip,
+          now: () => clock.now(),
+          haves: known ? [known] : [],
+          depth: historyDepth,
+        }),
+      ),
     );
     if (pack.length > 0) await installPack({ gitdir: dir, pack, ...indexPack({ pack }) });
     return tip;
   };
   const advertise: RemoteSession['advertise'] = async ({ step }) => {
+    credentialsKept = true;
     const found = await bounded(step === 'probe' ? 'probe' : 'advertise', (s) =>
-      discoverRefs({ url, headers: authHeaders(remote), signal: s, now: () => clock.now() }),
+      authorized(s, (headers) => discoverRefs({ url, headers, signal: s, now: () => clock.now() })),
     );
     base = found.url;
-    headers = found.headers;
+    credentialsKept = found.credentialsKept;
     discovered = true;
     return { heads: found.heads, defaultBranch: found.defaultBranch, empty: found.empty };
   };
@@ -120,17 +157,25 @@ export function openHttpSession({
     },
     async push({ branch: name, oldOid, newOid, store }) {
       const { pack } = await encodePack({ store });
+      // a push refused for its credentials was not applied: sending it again is safe
+      const refusedPush = (outcome: ReceivePackOutcome) =>
+        outcome.kind === 'httpStatus' && outcome.outcome === 'authFailed';
       const send = () =>
         bounded('push', (s) =>
-          sendReceivePack({
-            http: boundedHttp({ signal: s, headers }),
-            url: base,
-            ref: `refs/heads/${name}`,
-            oldOid,
-            newOid,
-            pack,
-            now: () => clock.now(),
-          }),
+          authorized(
+            s,
+            (headers) =>
+              sendReceivePack({
+                http: boundedHttp({ signal: s, headers }),
+                url: base,
+                ref: `refs/heads/${name}`,
+                oldOid,
+                newOid,
+                pack,
+                now: () => clock.now(),
+              }),
+            refusedPush,
+          ),
         );
       let outcome = await send();
       if (outcome.kind === 'httpStatus' && !discovered && (outcome.status === 404 || outcome.status < 400)) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { buildCommits } from './build-commits';
 import { classifyFailure, refusalResult } from './classify-failure';
 import { readCommitSummary } from './commit-summaries';
+import type { GitCredentials } from './credentials';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
 import { createObjectStore } from './object-store';
@@ -46,8 +47,15 @@ const PublishInputSchema = z
     'write ids must be unique',
   );
 
-/** What `publish` takes: see docs/git-executor.md. `clock` and `signal` are effects, not data. */
-export type PublishInput = z.input<typeof PublishInputSchema> & { clock?: Clock; signal?: AbortSignal };
+/**
+ * What `publish` takes: see docs/git-executor.md. `clock`, `signal` and `credentials` (a provider
+ * of expiring tokens, used instead of `remote.auth`) are effects, not data.
+ */
+export type PublishInput = z.input<typeof PublishInputSchema> & {
+  clock?: Clock;
+  signal?: AbortSignal;
+  credentials?: GitCredentials;
+};
 
 /**
  * Each write against the executor's contract; the first that breaks it (an identity Git refuses, an
@@ -105,6 +113,7 @@ function startingPoint(ad: Advertisement, branch: string, parentBranch: string |
 export async function publish({
   clock = systemClock,
   signal,
+  credentials,
   ...input
 }: PublishInput): Promise<PublishResult> {
   const parsed = PublishInputSchema.safeParse(input);
@@ -128,6 +137,7 @@ export async function publish({
     options.remote.kind === 'http'
       ? openHttpSession({
           remote: options.remote,
+          ...(credentials ? { credentials } : {}),
           branch: options.branch,
           cacheDir: options.cacheDir,
           clock,

@@ -1,4 +1,5 @@
 import { classifyFailure, type FailureResult } from './classify-failure';
+import type { GitCredentials } from './credentials';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
 import { type Clock, type GitRemote, GitRemoteSchema, systemClock } from './types';
@@ -18,8 +19,11 @@ export async function readBranchHead({
   clock = systemClock,
   callTimeoutMs = 120_000,
   signal,
+  credentials,
 }: {
   remote: GitRemote;
+  /** A provider of expiring tokens, used instead of `remote.auth`. */
+  credentials?: GitCredentials;
   branch: string;
   clock?: Clock;
   callTimeoutMs?: number;
@@ -29,7 +33,7 @@ export async function readBranchHead({
   const common = { clock, callTimeoutMs, ...(signal ? { signal } : {}) };
   const session =
     checked.kind === 'http'
-      ? openHttpSession({ remote: checked, branch, ...common })
+      ? openHttpSession({ remote: checked, branch, ...common, ...(credentials ? { credentials } : {}) })
       : openLocalSession({ remote: checked, ...common });
   try {
     const ad = await session.advertise({ step: 'advertise' });

@@ -32,13 +32,16 @@ export const PULL_REFS = 200;
 export async function startGitWorld({
   auth,
   host = 'http-backend',
+  authorize,
 }: {
   auth?: GitServerAuth;
   host?: GitHostMode;
+  /** The proxy checks credentials (see `startFaultProxy`). */
+  authorize?: (authorization: string | undefined) => boolean;
 } = {}): Promise<GitWorld> {
   const root = await mkdtemp(join(tmpdir(), 'kubescribe-git-'));
   const server = await startGitServer({ root, ...(auth ? { auth } : {}) });
-  const proxy = await startFaultProxy({ upstream: server.url, host });
+  const proxy = await startFaultProxy({ upstream: server.url, host, ...(authorize ? { authorize } : {}) });
   return {
     root,
     serverUrl: server.url,

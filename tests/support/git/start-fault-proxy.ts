@@ -28,6 +28,8 @@ export type ProxiedRequest = {
   authorized: boolean;
   /** Bytes of the answer the client got (0 until it is sent). */
   replyBytes: number;
+  /** The proxy's `authorize` refused the request's credentials (401, or Azure Repos' 203). */
+  credentialsRefused?: true;
 };
 
 /**
@@ -128,9 +130,16 @@ function kindOf(method: string, url: URL, body: Buffer): GitRequestKind {
 export async function startFaultProxy({
   upstream,
   host = 'http-backend',
+  authorize,
 }: {
   upstream: string;
   host?: GitHostMode;
+  /**
+   * The host checks credentials itself (a token that expires, as an Entra ID or GitHub App token
+   * does): a request whose Authorization header this refuses is answered 401 (Azure Repos: 203 and
+   * its sign-in page), checked after any fault's `before` ran.
+   */
+  authorize?: (authorization: string | undefined) => boolean;
 }): Promise<FaultProxy> {
   const target = new URL(upstream);
   const rules: { on: GitRequestKind; fault: Fault; times: number; skip: number }[] = [];
@@ -182,6 +191,16 @@ export async function startFaultProxy({
     }
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     if (fault?.kind === 'before') await fault.run();
+    if (authorize && !authorize(req.headers.authorization)) {
+      seen.credentialsRefused = true;
+      return host === 'azure-repos'
+        ? answer(203, { 'content-type': 'text/html' }, SIGN_IN_PAGE)
+        : answer(
+            401,
+            { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="git"' },
+            'Bad credentials\n',
+          );
+    }
     const headers: http.OutgoingHttpHeaders = {
       ...req.headers,
       host: target.host,
