@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { defaultConfigFile } from './default-config';
@@ -9,8 +10,10 @@ import { Secret } from './secret';
 
 /** The secrets the configuration names, resolved from the environment. */
 export type ConfigSecrets = {
-  /** Git token per repository name, for repositories with `auth`. */
+  /** Git token per repository name, for repositories with a static `auth` (a `tokenEnv`). */
   repositoryTokens: Record<string, Secret>;
+  /** A GitHub App's private key (PEM) per repository name, for repositories with `auth.kind: github-app`. */
+  repositoryAppKeys?: Record<string, Secret>;
   /** Bearer token per source name. */
   sourceTokens: Record<string, Secret>;
   /** Kubeconfig per source name, for sources with `kubeconfigEnv`. */
@@ -139,12 +142,29 @@ function resolveSecrets(config: KubescribeConfig, env: Env): ConfigSecrets {
     return new Secret(value);
   };
   const repositoryTokens: Record<string, Secret> = {};
+  const repositoryAppKeys: Record<string, Secret> = {};
   config.repositories.forEach((repository, index) => {
-    if (repository.auth) {
+    if (repository.auth?.kind === 'static') {
       repositoryTokens[repository.name] = read(
         repository.auth.tokenEnv,
         `repositories[${index}].auth.tokenEnv`,
       );
+    }
+    if (repository.auth?.kind === 'github-app') {
+      const usedBy = `repositories[${index}].auth.privateKeyEnv`;
+      // GitHub's "Generate a private key" file as it is: a PEM; checked now, not at the first push
+      const key = read(repository.auth.privateKeyEnv, usedBy);
+      try {
+        createPrivateKey(key.reveal());
+      } catch {
+        throw new ConfigInvalid('the environment', [
+          {
+            path: usedBy,
+            message: 'names a variable that does not hold a PEM private key (the GitHub App key file)',
+          },
+        ]);
+      }
+      repositoryAppKeys[repository.name] = key;
     }
   });
   const sourceTokens: Record<string, Secret> = {};
@@ -170,5 +190,5 @@ function resolveSecrets(config: KubescribeConfig, env: Env): ConfigSecrets {
     }
     encryptionKeys[target.name] = key;
   });
-  return { repositoryTokens, sourceTokens, sourceKubeconfigs, encryptionKeys };
+  return { repositoryTokens, repositoryAppKeys, sourceTokens, sourceKubeconfigs, encryptionKeys };
 }

@@ -69,11 +69,92 @@ const repositoryUrl = z.string().superRefine((url, ctx) => {
   }
 });
 
+/** Which fields each kind of Git credentials takes (docs/configuration.md, "Git credentials"). */
+const AUTH_FIELDS = {
+  static: { required: ['tokenEnv'], optional: ['username'] },
+  'azure-identity': { required: [], optional: ['clientId'] },
+  'github-app': { required: ['appId', 'installationId', 'privateKeyEnv'], optional: ['apiUrl'] },
+} as const;
+const numericId = z
+  .union([z.number().int().positive(), z.string().regex(/^\d{1,20}$/, 'must be a number')])
+  .transform(String);
+
+/**
+ * A repository's Git credentials: a token from an environment variable (`static`, the default), an
+ * Entra ID token of the app's managed or workload identity for Azure Repos (`azure-identity`), or a
+ * GitHub App's installation tokens (`github-app`).
+ */
+const repositoryAuth = z
+  .strictObject({
+    kind: z.enum(['static', 'azure-identity', 'github-app']).default('static'),
+    username: z.string().min(1).optional(),
+    tokenEnv: envVar.optional(),
+    /** A user-assigned identity's client id (else `AZURE_CLIENT_ID`, else the system identity). */
+    clientId: z
+      .string()
+      .regex(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+        'must be a client id (a GUID)',
+      )
+      .optional(),
+    /** The app's id or its client id (`Iv1.…`): the JWT's issuer. */
+    appId: z
+      .union([
+        z.number().int().positive(),
+        z.string().regex(/^[A-Za-z0-9.]{1,64}$/, 'must be the app id or client id'),
+      ])
+      .transform(String)
+      .optional(),
+    installationId: numericId.optional(),
+    privateKeyEnv: envVar.optional(),
+    /** GitHub Enterprise Server: `https://<host>/api/v3`. */
+    apiUrl: z
+      .string()
+      .refine(
+        (url) => URL.canParse(url) && mayCarryCredential(new URL(url)),
+        'must be an https:// URL (http:// only to a loopback host)',
+      )
+      .optional(),
+  })
+  .superRefine((value, ctx) => {
+    const fields = AUTH_FIELDS[value.kind];
+    const allowed = new Set<string>(['kind', ...fields.required, ...fields.optional]);
+    for (const field of fields.required) {
+      if (value[field] === undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `is required with kind ${value.kind}` });
+    }
+    for (const [field, given] of Object.entries(value)) {
+      if (given !== undefined && !allowed.has(field)) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `is not used with kind ${value.kind}` });
+      }
+    }
+  })
+  .transform((value) => {
+    switch (value.kind) {
+      case 'static':
+        return {
+          kind: 'static' as const,
+          tokenEnv: value.tokenEnv!,
+          ...(value.username ? { username: value.username } : {}),
+        };
+      case 'azure-identity':
+        return { kind: 'azure-identity' as const, ...(value.clientId ? { clientId: value.clientId } : {}) };
+      case 'github-app':
+        return {
+          kind: 'github-app' as const,
+          appId: value.appId!,
+          installationId: value.installationId!,
+          privateKeyEnv: value.privateKeyEnv!,
+          apiUrl: (value.apiUrl ?? 'https://api.github.com').replace(/\/+$/, ''),
+        };
+    }
+  });
+
 const repository = z
   .strictObject({
     name,
     url: repositoryUrl,
-    auth: z.strictObject({ username: z.string().min(1).optional(), tokenEnv: envVar }).optional(),
+    auth: repositoryAuth.optional(),
     committer: z
       .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
       .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
@@ -316,5 +397,7 @@ export type KubescribeConfig = z.output<typeof configFileSchema>;
 /** The configuration file as written (YAML or JSON), before defaults. */
 export type KubescribeConfigFile = z.input<typeof configFileSchema>;
 export type RepositoryConfig = KubescribeConfig['repositories'][number];
+/** A repository's Git credentials, by kind. */
+export type RepositoryAuth = NonNullable<RepositoryConfig['auth']>;
 export type TargetConfig = KubescribeConfig['targets'][number];
 export type SourceConfig = KubescribeConfig['sources'][number];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { PublicationResult } from '../../branch';
 import type { RepositoryConfig } from '../../config';
 import { ensureError } from '../../errors';
+import type { GitCredentials } from '../../git/credentials';
 import { publish } from '../../git/publish';
 import type { GitRemote } from '../../git/types';
 import { batchPayloadReader } from '../../payloads/payload-batches';
@@ -40,9 +41,10 @@ export async function runPublish(
   const input: PublishInput = publishInputSchema.parse(rawInput);
   let repository: RepositoryConfig;
   let remote: GitRemote;
+  let credentials: GitCredentials | undefined;
   try {
     repository = boundRepository(runtime, input);
-    remote = remoteOf(runtime, repository);
+    ({ remote, credentials } = remoteOf(runtime, repository));
   } catch (error) {
     if (error instanceof BranchRebound) warn(error.message);
     return { outcome: 'rejected', cause: { message: ensureError(error).message } };
@@ -60,6 +62,7 @@ export async function runPublish(
   const limits = runtime.loaded.config.limits;
   const result = await publish({
     remote,
+    ...(credentials ? { credentials } : {}),
     branch: input.branch,
     ...(inFlight.effect.parentBranch ? { parentBranch: inFlight.effect.parentBranch } : {}),
     writes,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ensureError } from '../../errors';
+import type { GitCredentials } from '../../git/credentials';
 import { readBranchHead } from '../../git/read-branch-head';
 import type { GitRemote } from '../../git/types';
 import { driverInputSchema } from '../driver/driver-input';
@@ -24,13 +25,15 @@ export interface RemoteHead {
 export async function runReadRemote(runtime: AppRuntime, rawInput: unknown): Promise<RemoteHead> {
   const input: ReadRemoteInput = readRemoteInputSchema.parse(rawInput);
   let remote: GitRemote;
+  let credentials: GitCredentials | undefined;
   try {
-    remote = remoteOf(runtime, boundRepository(runtime, input));
+    ({ remote, credentials } = remoteOf(runtime, boundRepository(runtime, input)));
   } catch (error) {
     return { found: false, cause: ensureError(error).message };
   }
   const result = await readBranchHead({
     remote,
+    ...(credentials ? { credentials } : {}),
     branch: input.ref ?? input.branch,
     callTimeoutMs: runtime.loaded.config.limits.gitCallTimeoutMs,
   });

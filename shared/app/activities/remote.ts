@@ -1,8 +1,12 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DefaultAzureCredential } from '@azure/identity';
 import type { RepositoryConfig } from '../../config';
+import { azureDevOpsCredentials } from '../../git/azure-devops-credentials';
+import type { GitCredentials } from '../../git/credentials';
+import { githubAppCredentials } from '../../git/github-app-credentials';
 import { parseRemote } from '../../git/parse-remote';
-import type { GitAuth, GitRemote } from '../../git/types';
+import { type GitAuth, type GitRemote, systemClock } from '../../git/types';
 import type { DriverInput } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
 import { branchKeyFor } from '../runtime/branch-key';
@@ -43,14 +47,60 @@ export function boundRepository(runtime: AppRuntime, input: DriverInput): Reposi
   );
 }
 
-/** The Git remote of a configured repository, with its credential. Throws when the URL cannot be used. */
-export function remoteOf(runtime: AppRuntime, repository: RepositoryConfig): GitRemote {
+/**
+ * The Git remote of a configured repository, with its credentials: a static token as the remote's
+ * `auth`, or a provider of expiring tokens (`credentials`). Throws when the URL cannot be used.
+ */
+export function remoteOf(
+  runtime: AppRuntime,
+  repository: RepositoryConfig,
+): { remote: GitRemote; credentials?: GitCredentials } {
   const token = runtime.loaded.secrets.repositoryTokens[repository.name]?.reveal();
   const auth: GitAuth | undefined =
-    token === undefined
+    token === undefined || repository.auth?.kind !== 'static'
       ? undefined
-      : repository.auth?.username
+      : repository.auth.username
         ? { username: repository.auth.username, token }
         : { bearer: token };
-  return parseRemote({ url: repository.url, ...(auth ? { auth } : {}) });
+  const remote = parseRemote({ url: repository.url, ...(auth ? { auth } : {}) });
+  const credentials = expiringCredentialsOf(runtime, repository);
+  return credentials ? { remote, credentials } : { remote };
+}
+
+/** One provider per repository and process: its token is shared by every branch publishing there. */
+const providers = new WeakMap<AppRuntime, Map<string, GitCredentials>>();
+
+function expiringCredentialsOf(
+  runtime: AppRuntime,
+  repository: RepositoryConfig,
+): GitCredentials | undefined {
+  const auth = repository.auth;
+  if (!auth || auth.kind === 'static') return undefined;
+  const known = providers.get(runtime) ?? new Map<string, GitCredentials>();
+  providers.set(runtime, known);
+  const key = `${repository.name}\n${JSON.stringify(auth)}`;
+  let credentials = known.get(key);
+  if (!credentials) {
+    credentials =
+      auth.kind === 'azure-identity'
+        ? azureDevOpsCredentials({
+            // the app's managed identity on Azure (AZURE_CLIENT_ID picks a user-assigned one), a
+            // workload identity on Kubernetes, or a developer's Azure CLI login
+            credential: new DefaultAzureCredential(
+              auth.clientId
+                ? { managedIdentityClientId: auth.clientId, workloadIdentityClientId: auth.clientId }
+                : {},
+            ),
+            clock: systemClock,
+          })
+        : githubAppCredentials({
+            appId: auth.appId,
+            installationId: auth.installationId,
+            privateKeyPem: runtime.loaded.secrets.repositoryAppKeys![repository.name]!.reveal(),
+            apiUrl: auth.apiUrl,
+            clock: systemClock,
+          });
+    known.set(key, credentials);
+  }
+  return credentials;
 }
