@@ -1,6 +1,8 @@
 import nodeHttp from 'node:http';
 import nodeHttps from 'node:https';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { proxyAuthorization, proxyFor } from './http-proxy';
+import { openTunnel } from './open-tunnel';
 import { GIT_USER_AGENT } from './user-agent';
 
 /**
@@ -9,13 +11,17 @@ import { GIT_USER_AGENT } from './user-agent';
  * promise or body iterator rejects. The stock client has no timeout at all.
  * `headers` are sent with every request (preemptive auth: no 401 round trip), with a `git/` User-Agent.
  * Redirects are not followed here: `discover-refs.ts` follows them for the first request only.
+ * A proxy named by the environment (`http-proxy.ts`) is used: an https request goes through its
+ * CONNECT tunnel, an http one is sent to it whole.
  */
 export function boundedHttp({
   signal,
   headers = {},
+  env = process.env,
 }: {
   signal: AbortSignal;
   headers?: Record<string, string>;
+  env?: Record<string, string | undefined>;
 }): HttpClient {
   async function request(req: GitHttpRequest): Promise<GitHttpResponse> {
     signal.throwIfAborted();
@@ -24,16 +30,30 @@ export function boundedHttp({
     if (req.body) for await (const chunk of req.body) chunks.push(chunk);
     const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
     const url = new URL(req.url);
-    const client = url.protocol === 'https:' ? nodeHttps : nodeHttp;
     const sent: Record<string, string> = { 'user-agent': GIT_USER_AGENT, ...req.headers, ...headers };
     if (req.body) sent['content-length'] = String(length);
+    const proxy = proxyFor(url, env);
+    const tunnel =
+      proxy && url.protocol === 'https:' ? await openTunnel({ proxy, target: url, signal }) : undefined;
     return new Promise((resolve, reject) => {
-      const outgoing = client.request(url, {
-        method: req.method ?? 'GET',
-        headers: sent,
-        signal,
-        agent: false,
-      });
+      const method = req.method ?? 'GET';
+      const outgoing = tunnel
+        ? nodeHttps.request(url, { method, headers: sent, signal, createConnection: () => tunnel })
+        : proxy
+          ? // plain http through a proxy: the absolute URL as the request target
+            (proxy.protocol === 'https:' ? nodeHttps : nodeHttp).request(proxy, {
+              method,
+              path: url.href,
+              headers: { ...sent, host: url.host, ...proxyAuthorization(proxy) },
+              signal,
+              agent: false,
+            })
+          : (url.protocol === 'https:' ? nodeHttps : nodeHttp).request(url, {
+              method,
+              headers: sent,
+              signal,
+              agent: false,
+            });
       outgoing.on('error', reject);
       outgoing.on('response', (res) => {
         const onAbort = () => res.destroy(signal.reason);

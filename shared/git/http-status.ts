@@ -25,7 +25,7 @@ function serverMessage(body: Buffer, contentType: string | undefined): string {
 
 /**
  * Every HTTP status a Git host answers, as one of three outcomes, with the server's message kept:
- * 401/403 and 203 (Azure DevOps' sign-in page) are the credentials; 408, 429 and 5xx are worth
+ * 401/403 and 203 (Azure DevOps' sign-in page) are the credentials, 407 the proxy's; 408, 429 and 5xx are worth
  * retrying (with `Retry-After` as the hint); any other status (a redirect not followed, 400, 404,
  * 413, ...) will not change by retrying the same request.
  */
@@ -45,6 +45,9 @@ export function classifyHttpStatus({
   const said = status === 203 ? '' : serverMessage(body, headers['content-type']);
   const line = `HTTP ${status} ${statusMessage}`.trim();
   const cause = (what: string) => (said ? `${what}: ${said}` : what);
+  if (status === 407) {
+    return { outcome: 'authFailed', status, cause: 'the proxy refused its credentials (HTTP 407)' };
+  }
   if (status === 401 || status === 403 || status === 203) {
     return {
       outcome: 'authFailed',

@@ -33,15 +33,23 @@ export async function startGitWorld({
   auth,
   host = 'http-backend',
   authorize,
+  tls,
 }: {
   auth?: GitServerAuth;
+  /** The proxy serves https with this key and certificate. */
+  tls?: { key: string; cert: string };
   host?: GitHostMode;
   /** The proxy checks credentials (see `startFaultProxy`). */
   authorize?: (authorization: string | undefined) => boolean;
 } = {}): Promise<GitWorld> {
   const root = await mkdtemp(join(tmpdir(), 'kubescribe-git-'));
   const server = await startGitServer({ root, ...(auth ? { auth } : {}) });
-  const proxy = await startFaultProxy({ upstream: server.url, host, ...(authorize ? { authorize } : {}) });
+  const proxy = await startFaultProxy({
+    upstream: server.url,
+    host,
+    ...(authorize ? { authorize } : {}),
+    ...(tls ? { tls } : {}),
+  });
   return {
     root,
     serverUrl: server.url,

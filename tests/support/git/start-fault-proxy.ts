@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** Which smart-HTTP request a fault applies to. */
@@ -131,6 +132,7 @@ export async function startFaultProxy({
   upstream,
   host = 'http-backend',
   authorize,
+  tls,
 }: {
   upstream: string;
   host?: GitHostMode;
@@ -140,6 +142,8 @@ export async function startFaultProxy({
    * its sign-in page), checked after any fault's `before` ran.
    */
   authorize?: (authorization: string | undefined) => boolean;
+  /** Serve https with this key and certificate (a host whose certificate a private CA signed). */
+  tls?: { key: string; cert: string };
 }): Promise<FaultProxy> {
   const target = new URL(upstream);
   const rules: { on: GitRequestKind; fault: Fault; times: number; skip: number }[] = [];
@@ -148,7 +152,7 @@ export async function startFaultProxy({
   const held = new Set<http.ServerResponse>();
   const agent = new http.Agent({ keepAlive: false });
 
-  const server = http.createServer(async (req, res) => {
+  const handle: http.RequestListener = async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const chunks: Buffer[] = [];
     try {
@@ -276,14 +280,15 @@ export async function startFaultProxy({
       res.end(String(error));
     });
     forward.end(body);
-  });
-  server.on('connection', (socket) => {
+  };
+  const server = tls ? https.createServer(tls, handle) : http.createServer(handle);
+  server.on(tls ? 'secureConnection' : 'connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     inject: ({ on, fault, times = 1, skip = 0 }) => void rules.push({ on, fault, times, skip }),
     get requests() {
       return requests;
