@@ -11,7 +11,7 @@ param name string
 @description('Azure region for every resource (default: the resource group\'s). The region must offer the Flex Consumption plan.')
 param location string = resourceGroup().location
 
-@description('The kubescribe configuration (schema in the HTTP contract) as an object; delivered as JSON in KUBESCRIBE_CONFIG_CONTENT. Secrets never go in it: every repositories[].auth.tokenEnv and sources[].tokenEnv becomes an app setting that references a Key Vault secret.')
+@description('The kubescribe configuration (schema in the HTTP contract) as an object; delivered as JSON in KUBESCRIBE_CONFIG_CONTENT. Secrets never go in it: every repositories[].auth.tokenEnv, repositories[].auth.privateKeyEnv and sources[].tokenEnv becomes an app setting that references a Key Vault secret.')
 param kubescribeConfig object
 
 @description('Durable Functions task hub name (KUBESCRIBE_TASK_HUB): 3 to 45 letters or digits, starting with a letter. Changing it starts an empty hub: drain first (see docs/deploy-azure.md).')
@@ -83,11 +83,17 @@ var repositoryTokenEnvs = map(
   filter(kubescribeConfig.?repositories ?? [], repository => contains(repository.?auth ?? {}, 'tokenEnv')),
   repository => repository.auth.tokenEnv
 )
+// A GitHub App's private key is such a secret too; an azure-identity repository needs none: the
+// app's identity (AZURE_CLIENT_ID) gets its Entra ID token for Azure DevOps.
+var repositoryKeyEnvs = map(
+  filter(kubescribeConfig.?repositories ?? [], repository => contains(repository.?auth ?? {}, 'privateKeyEnv')),
+  repository => repository.auth.privateKeyEnv
+)
 var sourceTokenEnvs = map(
   filter(kubescribeConfig.?sources ?? [], source => contains(source, 'tokenEnv')),
   source => source.tokenEnv
 )
-var tokenEnvs = union(repositoryTokenEnvs, sourceTokenEnvs)
+var tokenEnvs = union(repositoryTokenEnvs, repositoryKeyEnvs, sourceTokenEnvs)
 var keyVaultUri = 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/'
 
 // Versionless secret URIs: a rotated secret is picked up without redeploying (see docs/deploy-azure.md).
@@ -388,6 +394,12 @@ output keyVaultName string = keyVault.name
 
 @description('Secret to create in the Key Vault for each tokenEnv of the configuration (environment variable name => secret name).')
 output keyVaultSecretNames object = toObject(tokenEnvs, env => env, env => toLower(replace(env, '_', '-')))
+
+@description('Client id of the app\'s managed identity: for a repository with auth.kind azure-identity, add this identity to the Azure DevOps organization and give it access to the repository (docs/deploy-azure.md).')
+output identityClientId string = identity.properties.clientId
+
+@description('Object (principal) id of the app\'s managed identity, as Azure DevOps and Entra ID list it.')
+output identityPrincipalId string = identity.properties.principalId
 
 @description('Storage account of the task hub, the payloads and the deployment package.')
 output storageAccountName string = storage.name

@@ -18,6 +18,16 @@ output "key_vault_secret_names" {
   value       = local.token_secret_names
 }
 
+output "identity_client_id" {
+  description = "Client id of the app's managed identity: for a repository with auth.kind azure-identity, add this identity to the Azure DevOps organization and give it access to the repository (docs/deploy-azure.md)."
+  value       = azurerm_user_assigned_identity.app.client_id
+}
+
+output "identity_principal_id" {
+  description = "Object (principal) id of the app's managed identity, as Azure DevOps and Entra ID list it."
+  value       = azurerm_user_assigned_identity.app.principal_id
+}
+
 output "storage_account_name" {
   description = "Storage account of the task hub, the payloads and the deployment package."
   value       = azurerm_storage_account.main.name

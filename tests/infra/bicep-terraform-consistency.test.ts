@@ -60,8 +60,11 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
     expect(bicep.vars.get('tokenAppSettings')).toMatch(
       /^map\(tokenEnvs, env => \{\s*name: env\s*value: '@Microsoft\.KeyVault\(SecretUri=\$\{keyVaultUri\}secrets\/\$\{toLower\(replace\(env, '_', '-'\)\)\}\/\)'\s*\}\)$/,
     );
-    expect(bicep.vars.get('tokenEnvs')).toBe('union(repositoryTokenEnvs, sourceTokenEnvs)');
+    expect(bicep.vars.get('tokenEnvs')).toBe(
+      'union(repositoryTokenEnvs, repositoryKeyEnvs, sourceTokenEnvs)',
+    );
     expect(bicep.vars.get('repositoryTokenEnvs')).toContain('repository => repository.auth.tokenEnv');
+    expect(bicep.vars.get('repositoryKeyEnvs')).toContain('repository => repository.auth.privateKeyEnv');
     expect(bicep.vars.get('sourceTokenEnvs')).toContain('source => source.tokenEnv');
   });
 
