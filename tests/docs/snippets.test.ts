@@ -2,6 +2,7 @@
 // a kubescribe configuration loads as the service loads it, a forwarder configuration as the
 // forwarder does, shell parses under bash, TypeScript parses.
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -44,12 +45,20 @@ function documents(snippet: Snippet): unknown[] {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A GitHub App's private key, as the PEM file GitHub generates. */
+const APP_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs1', format: 'pem' })
+  .toString();
+
 /** Every environment variable a configuration names, set to a value of the right shape. */
 function variablesOf(config: unknown): Record<string, string> {
-  const names = [...JSON.stringify(config).matchAll(/"(?:tokenEnv|kubeconfigEnv)":"([A-Z0-9_]+)"/g)].map(
-    (match) => match[1]!,
-  );
-  return Object.fromEntries(names.map((name) => [name, `value-of-${name.toLowerCase()}-0123456789`]));
+  const text = JSON.stringify(config);
+  const names = [...text.matchAll(/"(?:tokenEnv|kubeconfigEnv)":"([A-Z0-9_]+)"/g)].map((match) => match[1]!);
+  const keys = [...text.matchAll(/"privateKeyEnv":"([A-Z0-9_]+)"/g)].map((match) => match[1]!);
+  return Object.fromEntries([
+    ...names.map((name) => [name, `value-of-${name.toLowerCase()}-0123456789`]),
+    ...keys.map((name) => [name, APP_KEY]),
+  ]);
 }
 
 it('finds the snippets of every page', () => {

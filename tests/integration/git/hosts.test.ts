@@ -287,6 +287,61 @@ describe('GitLab', () => {
   });
 });
 
+describe('GitLab with a project access token', () => {
+  const TOKEN = 'glpat-s3cret-value';
+  let world: GitWorld;
+  beforeAll(async () => {
+    world = await startGitWorld({
+      host: 'gitlab',
+      authorize: (header) => header === `Basic ${Buffer.from(`oauth2:${TOKEN}`).toString('base64')}`,
+    });
+  });
+  afterAll(() => world.stop());
+
+  it('publishes as oauth2, keeping the token across the same-host .git redirect', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const seen = world.proxy.requests.length;
+
+    const result = await publish({
+      remote: { kind: 'http', url, auth: { username: 'oauth2', token: TOKEN } },
+      branch: 'main',
+      writes: [aWrite({ id: 'gl', files: { 'b.yaml': 'b\n' } })],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    const reached = world.proxy.requests.slice(seen);
+    expect(reached.map((r) => r.path.endsWith('.git/git-receive-pack') && r.authorized)).toContain(true);
+    expect(reached.every((r) => r.authorized && !r.credentialsRefused)).toBe(true);
+    expect(await subjects(gitdir)).toEqual(['write gl', 'seed']);
+  });
+
+  it('reports a push rule refusal as rejected with GitLab’s message, without a retry', async () => {
+    const { url, gitdir } = await world.repo({
+      files: { 'a.yaml': 'a\n' },
+      preReceive: `echo "GitLab: Commit message does not follow the pattern '^(feat|fix):'" >&2; exit 1`,
+    });
+
+    const result = await publish({
+      remote: { kind: 'http', url, auth: { username: 'oauth2', token: TOKEN } },
+      branch: 'main',
+      writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
+      cacheDir: await world.cacheDir(),
+    });
+
+    expect(result).toEqual({
+      kind: 'rejected',
+      cause: expect.stringContaining('GitLab: Commit message does not follow the pattern'),
+    });
+    const name = gitdir
+      .split('/')
+      .pop()!
+      .replace(/\.git$/, '');
+    expect(world.proxy.requests.filter((r) => r.kind === 'push' && r.path.includes(name))).toHaveLength(1);
+    expect(await subjects(gitdir)).toEqual(['seed']);
+  });
+});
+
 describe('HTTP answers of any host', () => {
   let world: GitWorld;
   beforeAll(async () => {

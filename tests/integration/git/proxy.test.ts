@@ -12,6 +12,7 @@ import type { PublishResult } from '../../../shared/git/types';
 import { aWrite } from '../../support/git/a-write';
 import { createPrivateCa, type PrivateCa } from '../../support/git/private-ca';
 import { type ConnectProxy, startConnectProxy } from '../../support/git/start-connect-proxy';
+import type { GitHostMode } from '../../support/git/start-fault-proxy';
 import { type GitWorld, logOf, startGitWorld } from './git-fixture';
 
 const PROXY_VARIABLES = [
@@ -51,65 +52,84 @@ function publishInProcess(input: object, env: Record<string, string>): Promise<P
 }
 const subjects = async (gitdir: string) => (await logOf(gitdir)).map((line) => line.slice(41));
 
-describe('a Git host behind TLS with a private CA, reached through a CONNECT proxy', () => {
-  let dir: string;
-  let ca: PrivateCa;
-  let world: GitWorld;
-  let proxy: ConnectProxy;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kubescribe-ca-'));
-    ca = await createPrivateCa(dir);
-    world = await startGitWorld({
-      host: 'github',
-      tls: { key: ca.key, cert: ca.cert },
-      authorize: (header) => header === `Bearer ${TOKEN}`,
-    });
-    proxy = await startConnectProxy();
-  });
-  afterAll(async () => {
-    await proxy.stop();
-    await world.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+let dir: string;
+let ca: PrivateCa;
+let proxy: ConnectProxy;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kubescribe-ca-'));
+  ca = await createPrivateCa(dir);
+  proxy = await startConnectProxy();
+});
+afterAll(async () => {
+  await proxy.stop();
+  await rm(dir, { recursive: true, force: true });
+});
 
-  const input = async (url: string, id: string) => ({
-    remote: { kind: 'http', url, auth: { bearer: TOKEN } },
-    branch: 'main',
-    writes: [aWrite({ id, files: { [`${id}.yaml`]: `${id}\n` } })],
-    cacheDir: await world.cacheDir(),
+/** A host of this mode behind TLS with the private CA's certificate, requiring the bearer token. */
+const tlsWorld = (host: GitHostMode) =>
+  startGitWorld({
+    host,
+    tls: { key: ca.key, cert: ca.cert },
+    authorize: (header) => header === `Bearer ${TOKEN}`,
   });
+const input = async (world: GitWorld, url: string, id: string) => ({
+  remote: { kind: 'http', url, auth: { bearer: TOKEN } },
+  branch: 'main',
+  writes: [aWrite({ id, files: { [`${id}.yaml`]: `${id}\n` } })],
+  cacheDir: await world.cacheDir(),
+});
+
+const modes: GitHostMode[] = ['http-backend', 'azure-repos', 'github', 'gitlab', 'current-git'];
+
+describe.each(modes)('a %s host behind TLS with a private CA, reached through a CONNECT proxy', (host) => {
+  let world: GitWorld;
+  beforeAll(async () => {
+    world = await tlsWorld(host);
+  });
+  afterAll(() => world.stop());
 
   it('publishes through the tunnel with the CA from NODE_EXTRA_CA_CERTS; the proxy never sees the token', async () => {
     const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
     const seen = proxy.requests.length;
-    const host = new URL(url).host;
+    const before = world.proxy.requests.length;
 
-    const result = await publishInProcess(await input(url, 'tunnelled'), {
+    const result = await publishInProcess(await input(world, url, 'tunnelled'), {
       HTTPS_PROXY: proxy.url,
       NODE_EXTRA_CA_CERTS: ca.caFile,
     });
 
     expect(result).toMatchObject({ kind: 'published' });
-    // advertise (2), fetch, push: one tunnel each, and only the host name and port in the clear
-    expect(proxy.requests.slice(seen)).toEqual(Array(4).fill({ method: 'CONNECT', target: host }));
-    expect(world.proxy.requests.slice(-4).every((r) => r.authorized && !r.credentialsRefused)).toBe(true);
+    // one tunnel per request, and only the host name and port in the clear
+    const reached = world.proxy.requests.slice(before);
+    expect(proxy.requests.slice(seen)).toEqual(
+      Array(reached.length).fill({ method: 'CONNECT', target: new URL(url).host }),
+    );
+    expect(reached.every((r) => r.authorized && !r.credentialsRefused)).toBe(true);
     expect(await subjects(gitdir)).toEqual(['write tunnelled', 'seed']);
   });
+});
 
-  it('refuses the host when the private CA is not trusted, saying it is the certificate', async () => {
+describe('a host with a private CA', () => {
+  let world: GitWorld;
+  beforeAll(async () => {
+    world = await tlsWorld('github');
+  });
+  afterAll(() => world.stop());
+
+  it('is refused when the private CA is not trusted, saying it is the certificate', async () => {
     const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
 
-    const result = await publishInProcess(await input(url, 'untrusted'), { HTTPS_PROXY: proxy.url });
+    const result = await publishInProcess(await input(world, url, 'untrusted'), { HTTPS_PROXY: proxy.url });
 
     expect(result).toMatchObject({ kind: 'transient', cause: expect.stringMatching(/certificate/) });
     expect(await subjects(gitdir)).toEqual(['seed']);
   });
 
-  it('goes straight to a host NO_PROXY names', async () => {
+  it('is reached straight when NO_PROXY names it', async () => {
     const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
     const seen = proxy.requests.length;
 
-    const result = await publishInProcess(await input(url, 'direct'), {
+    const result = await publishInProcess(await input(world, url, 'direct'), {
       HTTPS_PROXY: proxy.url,
       NO_PROXY: 'example.com, 127.0.0.1',
       NODE_EXTRA_CA_CERTS: ca.caFile,
