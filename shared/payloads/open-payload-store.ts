@@ -1,5 +1,5 @@
-import { DefaultAzureCredential } from '@azure/identity';
-import { ContainerClient } from '@azure/storage-blob';
+import type * as AzureIdentity from '@azure/identity';
+import type * as StorageBlob from '@azure/storage-blob';
 import type { PayloadsSetting } from '../config/payloads-setting';
 import { createBlobPayloadStore } from './blob-payload-store';
 import { createFilePayloadStore } from './file-payload-store';
@@ -11,15 +11,24 @@ import type { PayloadStore } from './payload-store';
  * expects the container to exist (infrastructure creates it); `blob-connection:` uses the connection
  * string and creates its container if missing, for Azurite and local use.
  */
+// The Azure SDKs take a few hundred milliseconds to load: loaded when a blob store is opened, not
+// with every module that can open one (the HTTP triggers of a cold instance, `npm start` on files).
+const storageBlob = (): typeof StorageBlob => require('@azure/storage-blob');
+const azureIdentity = (): typeof AzureIdentity => require('@azure/identity');
+
 export async function openPayloadStore({ setting }: { setting: PayloadsSetting }): Promise<PayloadStore> {
   switch (setting.kind) {
     case 'file':
       return createFilePayloadStore({ folder: setting.folder });
-    case 'blob':
+    case 'blob': {
+      const { ContainerClient } = storageBlob();
+      const { DefaultAzureCredential } = azureIdentity();
       return createBlobPayloadStore({
         container: new ContainerClient(setting.containerUrl, new DefaultAzureCredential()),
       });
+    }
     case 'blob-connection': {
+      const { ContainerClient } = storageBlob();
       const container = new ContainerClient(setting.connectionString.reveal(), setting.container);
       await container.createIfNotExists();
       return createBlobPayloadStore({ container });

@@ -11,16 +11,20 @@
  *    1,000 events (all its threads, and its main thread alone): steadier than the rate, which moves
  *    with whatever else the machine's two cores run.
  * 2. Entity operations per accepted batch (goal: 1), counted at the host's client API.
+ *    Beside it, before and after, the same load against its physical baseline (`durable-receiver.ts`:
+ *    the same HTTP stack parsing the EventLists, appending them to a file and fsyncing each): the
+ *    rate as a ratio to the baseline's mean (goal ≥ 0.5×).
  * 3. Change-to-pushed latency p50/p99 with a 1 s idle window and no push cooldown (goal p99 ≤
  *    idle window + 1 s): one change at a time, timed until the remote branch holds its commit.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type * as EmbeddedHost from '../../embedded/host';
+import { report } from './figures';
 import { auditEvent } from './ingest-load';
 
 const run = promisify(execFile);
@@ -43,6 +47,67 @@ function mainThreadCpuMs(): number | null {
   }
 }
 
+/** CPU ms a process has used so far, all its threads (Linux /proc; NaN elsewhere). */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface LoadResult {
+  accepted: number;
+  seconds: number;
+  machineBusy: number | null;
+  loadCpuSeconds: number;
+}
+
+async function postLoad(url: string): Promise<LoadResult> {
+  const load = await run(process.execPath, [
+    '--import',
+    'tsx',
+    join(__dirname, 'ingest-load.ts'),
+    url,
+    String(BATCHES),
+    String(BATCH_SIZE),
+    String(CLIENTS),
+  ]);
+  return JSON.parse(load.stdout) as LoadResult;
+}
+
+/** The same load against the durable receiver, in a process of its own: events/s and its CPU per 1,000. */
+async function baselineRun(): Promise<{ eventsPerSecond: number; cpuPerThousand: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-receiver-'));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, 'durable-receiver.ts'), dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+      child.once('exit', (code) => reject(new Error(`durable receiver exited ${code}`)));
+    });
+    const before = cpuMsOf(child.pid!);
+    const result = await postLoad(`${url}/api/v1/targets/bulk/audit`);
+    const cpu = cpuMsOf(child.pid!) - before;
+    return {
+      eventsPerSecond: result.accepted / result.seconds,
+      cpuPerThousand: (cpu / result.accepted) * 1000,
+    };
+  } finally {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -50,6 +115,7 @@ function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   // what `npm start` runs: tsc's output, not the sources transformed on load
   await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
+  const baselineBefore = await baselineRun();
   const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
   const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-ingest-'));
   const remote = join(dataDir, 'state.git');
@@ -121,23 +187,11 @@ async function main(): Promise<void> {
 
   const cpuBefore = process.cpuUsage();
   const mainBefore = mainThreadCpuMs();
-  const load = await run(process.execPath, [
-    '--import',
-    'tsx',
-    join(__dirname, 'ingest-load.ts'),
+  const { accepted, seconds, machineBusy, loadCpuSeconds } = await postLoad(
     `${host.url}/api/v1/targets/bulk/audit`,
-    String(BATCHES),
-    String(BATCH_SIZE),
-    String(CLIENTS),
-  ]);
+  );
   const cpu = process.cpuUsage(cpuBefore);
   const mainAfter = mainThreadCpuMs();
-  const { accepted, seconds, machineBusy, loadCpuSeconds } = JSON.parse(load.stdout) as {
-    accepted: number;
-    seconds: number;
-    machineBusy: number | null;
-    loadCpuSeconds: number;
-  };
   const eventsPerSecond = accepted / seconds;
   const operationsPerBatch = entityOperations / BATCHES;
   await host.waitForIdle();
@@ -176,27 +230,63 @@ async function main(): Promise<void> {
   latencies.sort((a, b) => a - b);
   await host.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  const baselineAfter = await baselineRun();
+  const baselineRate = (baselineBefore.eventsPerSecond + baselineAfter.eventsPerSecond) / 2;
+  const baselineCpu = (baselineBefore.cpuPerThousand + baselineAfter.cpuPerThousand) / 2;
 
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
   console.log(
-    `ingest: ${accepted} audit events in ${BATCHES} batches of ${BATCH_SIZE}, ${CLIENTS} clients, ${seconds.toFixed(2)} s`,
+    `ingest: ${accepted} audit events in ${BATCHES} batches of ${BATCH_SIZE}, ${CLIENTS} clients, ${seconds.toFixed(2)} s; ` +
+      `the machine's ${os.cpus().length} cores ${machineBusy === null ? 'n/a' : `${Math.round(machineBusy * 100)}%`} busy meanwhile, of which the load generator ${loadCpuSeconds.toFixed(2)} s`,
   );
-  console.log(
-    `  events accepted per second: ${Math.round(eventsPerSecond)} (goal >= 10,000; apiserver audit ceiling ~4,000; ratio to goal ${(eventsPerSecond / 10_000).toFixed(2)}x)`,
-  );
-  console.log(
-    `  CPU while posting: the machine's ${os.cpus().length} cores ${machineBusy === null ? 'n/a' : `${Math.round(machineBusy * 100)}%`} busy, of which the load generator ${loadCpuSeconds.toFixed(2)} s`,
-  );
-  const perThousand = (ms: number) => Math.round((ms / accepted) * 1000);
+  report({
+    figure: 'ingest: audit events accepted per second',
+    value: eventsPerSecond,
+    baseline: { what: 'durable receiver (append + fsync)', value: baselineRate },
+    goal: '>= 0.5x baseline',
+    met: eventsPerSecond >= 0.5 * baselineRate,
+  });
+  const perThousand = (ms: number) => (ms / accepted) * 1000;
   const mainMs = mainBefore === null || mainAfter === null ? null : mainAfter - mainBefore;
-  console.log(
-    `  host CPU per 1,000 events: ${perThousand((cpu.user + cpu.system) / 1000)} ms, of which the main thread ${mainMs === null ? 'n/a' : `${perThousand(mainMs)} ms`}`,
-  );
-  console.log(`  entity operations per accepted batch: ${operationsPerBatch.toFixed(2)} (goal 1)`);
-  console.log(
-    `  change-to-pushed latency, 1 s idle window: p50 ${Math.round(p50)} ms, p99 ${Math.round(p99)} ms over ${LATENCY_SAMPLES} changes (goal p99 <= 2000 ms; ratio ${(p99 / 2000).toFixed(2)}x)`,
-  );
+  const hostCpu = perThousand((cpu.user + cpu.system) / 1000);
+  report({
+    figure: 'ingest: host CPU per 1,000 events (ms)',
+    value: hostCpu,
+    baseline: { what: 'durable receiver', value: baselineCpu },
+    goal: '—',
+    met: null,
+  });
+  if (mainMs !== null) {
+    report({
+      figure: 'ingest: host main-thread CPU per 1,000 events (ms)',
+      value: perThousand(mainMs),
+      baseline: null,
+      goal: '—',
+      met: null,
+    });
+  }
+  report({
+    figure: 'ingest: entity operations per accepted batch',
+    value: operationsPerBatch,
+    baseline: null,
+    goal: '1',
+    met: operationsPerBatch <= 1,
+  });
+  report({
+    figure: 'change-to-pushed latency p50, 1 s idle window (ms)',
+    value: p50,
+    baseline: null,
+    goal: '—',
+    met: null,
+  });
+  report({
+    figure: `change-to-pushed latency p99 of ${LATENCY_SAMPLES}, 1 s idle window (ms)`,
+    value: p99,
+    baseline: { what: 'idle window', value: 1000 },
+    goal: '<= 2000 ms',
+    met: p99 <= 2000,
+  });
 }
 
 main().catch((error: unknown) => {

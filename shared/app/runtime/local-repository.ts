@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
-import * as git from 'isomorphic-git';
+import type * as Git from 'isomorphic-git';
 
 /**
  * Creates an empty bare repository at `path` when nothing is there: the default configuration of
@@ -14,5 +14,7 @@ export async function initBareRepositoryIfMissing(path: string): Promise<void> {
   );
   if (exists) return;
   await mkdir(path, { recursive: true });
+  // loaded here, once, rather than with the runtime every HTTP trigger builds
+  const git: typeof Git = require('isomorphic-git');
   await git.init({ fs, dir: path, gitdir: path, bare: true, defaultBranch: 'main' });
 }

@@ -1,0 +1,238 @@
+/**
+ * A real cluster's size (`npm run bench -- scale`): SCALE_OBJECTS objects (default 100,000) across
+ * 200 namespaces and 30 resource types, delivered as the forwarder delivers a resync (parts of 500
+ * objects, then `complete` naming the part count) into an empty repository, then again with 1% of
+ * the objects changed. The real app on the embedded host as `npm start` runs it (compiled, SQLite,
+ * a local bare repository, activities on one thread). For each snapshot:
+ * - time from the first part posted to the remote branch holding the commit, as a ratio to `git`
+ *   writing the same tree: `git fast-import` of that commit (exported by `git fast-export`, so the
+ *   tree is byte for byte the same) and `git push` to an empty bare repository;
+ * - the host's peak RSS and the branch entity's largest serialized state meanwhile (goal ≤ 1 MB at
+ *   every point, the Durable Task Scheduler's entity limit), sampled every SAMPLE_MS;
+ * - the payload store's bytes once published.
+ * SCALE_OBJECTS=5000 runs it in about a minute.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import type * as EmbeddedHost from '../../embedded/host';
+import type * as BranchKeys from '../../shared/app/runtime/branch-key';
+import { report } from './figures';
+
+const run = promisify(execFile);
+const OBJECTS = Number(process.env.SCALE_OBJECTS ?? 100_000);
+const NAMESPACES = 200;
+const TYPES = 30;
+const PART_OBJECTS = 500;
+const POSTERS = 2;
+const SAMPLE_MS = Number(process.env.SAMPLE_MS ?? 250);
+const STATE_LIMIT = 1_000_000;
+const ROOT = join(__dirname, '..', '..');
+
+/** Object `i` at `version`: namespace, resource type and name spread evenly. */
+function entry(i: number, version: number) {
+  const type = Math.floor(i / NAMESPACES) % TYPES;
+  return {
+    resource: `kind${type}s`,
+    object: {
+      apiVersion: 'bench.example.com/v1',
+      kind: `Kind${type}`,
+      metadata: {
+        name: `obj-${i}`,
+        namespace: `ns-${i % NAMESPACES}`,
+        labels: { app: `app-${i % 97}`, tier: type % 2 === 0 ? 'web' : 'data' },
+        resourceVersion: String(1_000_000 * (version + 1) + i),
+      },
+      spec: { replicas: 1 + (i % 5), image: `registry.example.com/app-${i % 97}:1.${version}`, index: i },
+    },
+  };
+}
+
+function folderBytes(folder: string): number {
+  let total = 0;
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    const stat = statSync(path);
+    total += stat.isDirectory() ? folderBytes(path) : stat.size;
+  }
+  return total;
+}
+
+async function git(...args: string[]): Promise<string> {
+  return (await run('git', args, { maxBuffer: 1 << 30 })).stdout.trim();
+}
+
+async function main(): Promise<void> {
+  await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
+  const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
+  const { branchKeyFor } = require(
+    join(ROOT, 'dist', 'shared', 'app', 'runtime', 'branch-key.js'),
+  ) as typeof BranchKeys;
+  const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-scale-'));
+  const remote = join(dataDir, 'state.git');
+  await git('init', '-q', '--bare', '-b', 'main', remote);
+  const configFile = join(dataDir, 'kubescribe.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      repositories: [{ name: 'state', url: remote }],
+      targets: [
+        { name: 'cluster', repository: 'state', branch: 'main', path: 'clusters/prod', prune: 'Always' },
+      ],
+      // a whole cluster's snapshot is held before it publishes: a budget that fits it
+      limits: { pushCooldown: '0s', branchBufferBytes: '1Gi', queueItems: 1_000_000 },
+      server: { auth: 'disabled' },
+    }),
+  );
+  Object.assign(process.env, {
+    KUBESCRIBE_CONFIG: configFile,
+    KUBESCRIBE_DATA: dataDir,
+    KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
+  });
+  const host = await startHost({
+    appEntry: join(ROOT, 'dist', 'functions', 'index.js'),
+    dataDir,
+    port: 0,
+    activityThreads: 1,
+    logger: (level, event, fields) => {
+      if (level !== 'info' && level !== 'debug') console.error(event, fields);
+    },
+  });
+  const branchKey = branchKeyFor(remote, 'main').key;
+  let peakRss = 0;
+  let peakState = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    const state = host.client.readEntityState('branch', branchKey);
+    if (state.exists) peakState = Math.max(peakState, JSON.stringify(state.state).length);
+  }, SAMPLE_MS);
+
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${host.url}/api/v1/targets/cluster${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 202) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  };
+  const head = () => git(`--git-dir=${remote}`, 'rev-parse', '--verify', '-q', 'main').catch(() => '');
+
+  /** Posts the snapshot in parts, completes it, and waits for its commit on the remote. */
+  const snapshot = async (id: string, changed: (i: number) => boolean) => {
+    const before = await head();
+    peakRss = 0;
+    peakState = 0;
+    const parts = Math.ceil(OBJECTS / PART_OBJECTS);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: POSTERS }, async () => {
+        while (next < parts) {
+          const part = next++;
+          const objects = [];
+          for (let i = part * PART_OBJECTS; i < Math.min(OBJECTS, (part + 1) * PART_OBJECTS); i++)
+            objects.push(entry(i, changed(i) ? 1 : 0));
+          await post(`/snapshots/${id}/parts`, { objects });
+        }
+      }),
+    );
+    await post(`/snapshots/${id}/complete`, { revision: id, parts });
+    const posted = performance.now() - started;
+    let commit = before;
+    while (commit === before) {
+      if (performance.now() - started > 60 * 60_000)
+        throw new Error(`snapshot ${id} not pushed within an hour`);
+      await sleep(50);
+      commit = await head();
+    }
+    return { ms: performance.now() - started, posted, commit, peakRss, peakState };
+  };
+
+  const first = await snapshot('full', () => false);
+  const second = await snapshot('one-percent', (i) => i % 100 === 0);
+  clearInterval(sampler);
+  await host.waitForIdle();
+  const payloadBytes = folderBytes(join(dataDir, 'payloads'));
+  const files = Number(
+    await git(`--git-dir=${remote}`, 'ls-tree', '-r', '--name-only', 'main').then(
+      (out) => out.split('\n').length,
+    ),
+  );
+  const changedFiles = (
+    await git(`--git-dir=${remote}`, 'diff', '--name-only', `${first.commit}`, `${second.commit}`)
+  ).split('\n').length;
+  await host.stop();
+
+  // Baseline: git writing the same commits, fast-import then push, side by side on this machine.
+  const work = join(dataDir, 'baseline.git');
+  const target = join(dataDir, 'baseline-remote.git');
+  await git('init', '-q', '--bare', '-b', 'main', work);
+  await git('init', '-q', '--bare', '-b', 'main', target);
+  await git(`--git-dir=${remote}`, 'branch', 'first', first.commit);
+  await git(`--git-dir=${remote}`, 'branch', 'second', second.commit);
+  const gitWrites = async (range: string, ref: string, extra: string[]) => {
+    const stream = join(dataDir, 'stream');
+    writeFileSync(
+      stream,
+      (await run('git', [`--git-dir=${remote}`, 'fast-export', ...extra, range], { maxBuffer: 1 << 30 }))
+        .stdout,
+    );
+    const started = performance.now();
+    await run('sh', ['-c', `git --git-dir="${work}" fast-import --quiet < "${stream}"`]);
+    await git(`--git-dir=${work}`, 'push', '-q', target, `refs/heads/${ref}:refs/heads/main`);
+    return performance.now() - started;
+  };
+  const baselineFirst = await gitWrites('first', 'first', []);
+  const baselineSecond = await gitWrites('first..second', 'second', ['--reference-excluded-parents']);
+  if ((await git(`--git-dir=${target}`, 'rev-parse', 'main')) !== second.commit) {
+    throw new Error('the baseline did not write the same commits');
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+
+  console.log(
+    `scale: ${OBJECTS} objects (${files} files) in ${Math.ceil(OBJECTS / PART_OBJECTS)} parts of ${PART_OBJECTS}, ${NAMESPACES} namespaces, ${TYPES} resource types; then ${changedFiles} changed`,
+  );
+  const mb = (bytes: number) => bytes / 1e6;
+  for (const [name, result, baseline] of [
+    ['snapshot into an empty repository', first, baselineFirst],
+    ['snapshot with 1% changed', second, baselineSecond],
+  ] as const) {
+    console.log(`  ${name}: parts posted in ${Math.round(result.posted)} ms`);
+    report({
+      figure: `${OBJECTS} objects, ${name}: to pushed commit (ms)`,
+      value: result.ms,
+      baseline: { what: 'git fast-import + push', value: baseline },
+      goal: '—',
+      met: null,
+    });
+    report({
+      figure: `${OBJECTS} objects, ${name}: host peak RSS (MB)`,
+      value: mb(result.peakRss),
+      baseline: null,
+      goal: '—',
+      met: null,
+    });
+    report({
+      figure: `${OBJECTS} objects, ${name}: largest entity state (MB)`,
+      value: mb(result.peakState),
+      baseline: null,
+      goal: '<= 1 MB',
+      met: result.peakState <= STATE_LIMIT,
+    });
+  }
+  report({
+    figure: `${OBJECTS} objects: payload store after both (MB)`,
+    value: mb(payloadBytes),
+    baseline: null,
+    goal: '—',
+    met: null,
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
