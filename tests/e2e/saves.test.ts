@@ -107,7 +107,7 @@ describe('attach Next', () => {
     });
     await app.advance(2000);
     const closed = await git(remote, 'log', '-1', '--format=%s', 'main');
-    expect(closed.trim()).toBe('[UPDATE] v1/configmaps/two');
+    expect(closed.trim()).toBe('[UPDATE] v1/configmaps default/two');
     expect((await saveStatus('save-next')).body).toMatchObject({ phase: 'WaitingForWindow' });
 
     await change('carol', 'three');
