@@ -237,3 +237,11 @@ describe('reading a save', () => {
     });
   });
 });
+
+describe('the target status', () => {
+  it('shows a local repository folder named state.git as configured, .git included', async () => {
+    const status = await app.http('GET', '/api/v1/targets/prod');
+    expect(remote.endsWith('/state.git')).toBe(true);
+    expect(status.body).toMatchObject({ target: 'prod', repository: remote });
+  });
+});
