@@ -49,12 +49,20 @@ export class SettingsInvalid extends KubescribeError<{ settings: string[]; reaso
   }
 }
 
+/** The system error codes a misnamed file gives, in words. */
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+};
+
 /** The configuration file named by KUBESCRIBE_CONFIG could not be read. */
 export class ConfigUnreadable extends KubescribeError<{ file: string; reason: string }> {
   static readonly code = 'ConfigUnreadable';
   readonly code = ConfigUnreadable.code;
 
   constructor(file: string, reason: string) {
-    super(`configuration file ${file} could not be read: ${reason}`, { file, reason });
+    const why = READ_FAILURES[reason] ?? reason;
+    super(`configuration file ${file} (KUBESCRIBE_CONFIG) could not be read: ${why}`, { file, reason });
   }
 }

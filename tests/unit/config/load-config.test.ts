@@ -122,6 +122,9 @@ describe('loading the configuration', () => {
     }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConfigUnreadable);
     expect(error).toMatchObject({ data: { file: '/nowhere/ks.yaml', reason: 'ENOENT' } });
+    expect((error as Error).message).toBe(
+      'configuration file /nowhere/ks.yaml (KUBESCRIBE_CONFIG) could not be read: there is no such file',
+    );
   });
 
   it('given a relative local repository path in a file when loaded then it resolves next to the file', async () => {
