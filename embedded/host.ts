@@ -10,6 +10,7 @@ import { startAppServer } from './app-server';
 import { type ClientApi, clientApi } from './client-api';
 import { type Clock, realClock } from './clock';
 import { installCoreModule, type RegisteredFunction, registry } from './core-module';
+import { lockDataFolder } from './data-lock';
 import { createDispatcher } from './dispatcher';
 import {
   type ClientSignalTuning,
@@ -115,7 +116,14 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
       ? readHostSettings(options.hostJson)
       : { ...DEFAULT_SETTINGS, ...(options.hostJson ?? {}) };
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-  const store = openStore(join(options.dataDir, 'host.sqlite'), { synchronous: options.synchronous });
+  const lock = lockDataFolder(options.dataDir);
+  let store: ReturnType<typeof openStore>;
+  try {
+    store = openStore(join(options.dataDir, 'host.sqlite'), { synchronous: options.synchronous });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   let stopping = false;
   let rpcBaseUrl = '';
   let appOrigin = '';
@@ -177,6 +185,13 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     bodyLimitBytes,
     maxConcurrentRequests: options.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS,
     allowedHosts: options.allowedHosts,
+  }).catch(async (error: unknown) => {
+    // The port is taken (or refused): nothing ran yet, so give back what was opened.
+    await closeServer(rpc.server);
+    await activityThreads?.stop();
+    store.close();
+    lock.release();
+    throw error;
   });
   appOrigin = app.url;
   // getClient() rewrites management URLs to localhost:7071 unless WEBSITE_HOSTNAME names the host.
@@ -202,7 +217,8 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     // Never the base URL: its path is the RPC API's secret.
     rpcPort: rpc.port,
     dataDir: options.dataDir,
-    taskHub: settings.taskHubName,
+    // Only a configured task hub: the fallback name would read as a setting nobody made.
+    ...(settings.taskHubName === DEFAULT_SETTINGS.taskHubName ? {} : { taskHub: settings.taskHubName }),
     defaultVersion: settings.defaultVersion,
     versionMatchStrategy: settings.versionMatchStrategy,
     semantics: engine.semantics,
@@ -240,6 +256,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
         for (const hook of registry.hooks.get('appTerminate') ?? [])
           await hook({ hookData: {}, appHookData: {} });
         store.close();
+        lock.release();
         log('info', 'HostStopped', {});
       })();
       return stopped;

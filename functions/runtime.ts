@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AppRuntime, createAppRuntime } from '../shared/app/runtime/app-runtime';
 import { checkHosting, checkPublishTimeout, functionTimeoutMs } from '../shared/app/runtime/hosting';
-import { initBareRepositoryIfMissing } from '../shared/app/runtime/local-repository';
+import { prepareLocalRepositories } from '../shared/app/runtime/local-repository';
 import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
 
@@ -26,9 +26,7 @@ async function build(): Promise<AppRuntime> {
   // The Functions host runs the app from its root, where host.json is.
   const hostJson = await readFile(join(process.cwd(), 'host.json'), 'utf8').then(JSON.parse, () => ({}));
   checkPublishTimeout(loaded, functionTimeoutMs(hostJson));
-  if (loaded.origin.kind === 'default') {
-    for (const repository of loaded.config.repositories) await initBareRepositoryIfMissing(repository.url);
-  }
+  await prepareLocalRepositories(loaded);
   const payloads = await openPayloadStore({ setting: loaded.payloads });
   return createAppRuntime({ loaded, payloads, nowMs: () => Date.now() });
 }

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { type HostHandle, startHost } from '../../embedded';
-import { initBareRepositoryIfMissing } from '../../shared/app/runtime/local-repository';
 
 const run = promisify(execFile);
 const TARGET = 'demo';
@@ -109,13 +108,17 @@ async function main(): Promise<void> {
   const repository = join(folder, 'repository.git');
   let host: HostHandle | undefined;
   try {
-    await initBareRepositoryIfMissing(repository);
     const configFile = join(folder, 'kubescribe.json');
     writeFileSync(
       configFile,
       JSON.stringify({
         repositories: [
-          { name: 'demo', url: repository, committer: { name: 'kubescribe', email: 'kubescribe@localhost' } },
+          {
+            name: 'demo',
+            url: repository,
+            committer: { name: 'kubescribe', email: 'kubescribe@localhost' },
+            createIfMissing: true,
+          },
         ],
         targets: [
           {
@@ -148,7 +151,9 @@ async function main(): Promise<void> {
       },
     });
     const api = apiClient(host.url);
-    say(`kubescribe demo on ${host.url}, publishing to ${repository}\n`);
+    say(
+      `kubescribe demo on ${host.url}, publishing to ${repository} (a temporary folder, removed when the demo ends)\n`,
+    );
 
     await api.post(`/api/v1/targets/${TARGET}/events`, eventsBatch, 'watch events by bob and alice');
     await api.post(
@@ -181,6 +186,7 @@ async function main(): Promise<void> {
   } finally {
     await host?.stop();
     rmSync(folder, { recursive: true, force: true });
+    say(`\nremoved ${folder}\n`);
   }
 }
 

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { startHost } from '../../embedded';
+import { prepareLocalRepositories } from '../../shared/app/runtime/local-repository';
+import { explainStartFailure, startBanner } from '../../shared/app/runtime/start-messages';
 import { loadConfig } from '../../shared/config';
 
 async function main(): Promise<void> {
@@ -17,6 +19,8 @@ async function main(): Promise<void> {
   // so that a loopback-only configuration with auth disabled is never served on another interface.
   const loaded = await loadConfig({ env: process.env, readFile: (path) => readFile(path, 'utf8') });
   const { config, dataDir } = loaded;
+  // Before listening: a wrong local repository stops start-up now, not at the first publication.
+  await prepareLocalRepositories(loaded);
   const host = await startHost({
     appEntry: join(root, pkg.main ?? 'dist/functions/index.js'),
     dataDir,
@@ -25,13 +29,10 @@ async function main(): Promise<void> {
     hostJson: join(root, 'host.json'),
     // publications (tree building, packing) on a thread of their own, so that intake keeps its own
     activityThreads: 1,
+  }).catch((error: unknown) => {
+    throw new Error(explainStartFailure(error, config.server));
   });
-  process.stderr.write(
-    `kubescribe is listening on ${host.url} (try ${host.url}/api/healthz); Ctrl-C stops it.\n`,
-  );
-  if (config.server.auth === 'disabled') {
-    process.stderr.write('Authentication is disabled (allowed on a loopback address only).\n');
-  }
+  process.stderr.write(startBanner({ loaded, url: host.url }));
   if (loaded.origin.kind === 'default')
     process.stderr.write(firstSteps(host.url, config.repositories[0]?.url ?? ''));
   const stop = (signal: string): void => {

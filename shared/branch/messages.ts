@@ -3,7 +3,8 @@ import type { Author, SnapshotScope } from './model';
 
 /**
  * Commit messages, decided purely, with the original operator's templates: one change → the event template
- * `[UPDATE] apps/v1/deployments/web`; several → the group template `alice on prod: 3 resource(s)`;
+ * `[UPDATE] apps/v1/deployments shop/web` (`[CREATE]` for a created object, `v1/namespaces/shop` for a
+ * cluster-scoped one); several → the group template `alice on prod: 3 resource(s)`;
  * a snapshot → the reconcile template `reconciled 6 secrets (last resourceVersion: 1331)`.
  * A save's non-blank message replaces them.
  */
@@ -11,7 +12,10 @@ export function eventMessage(change: AdmittedChange): string {
   const verb = change.operation === 'delete' ? 'DELETE' : change.verb === 'create' ? 'CREATE' : 'UPDATE';
   const subject = change.subject;
   if (!subject) return `[${verb}] ${change.path}`;
-  return `[${verb}] ${subject.apiVersion}/${subject.resource}/${subject.name}`;
+  // The namespace as kubectl addresses an object (`shop/web`): two `web`s in two namespaces read apart.
+  const name = subject.namespace ? `${subject.namespace}/${subject.name}` : subject.name;
+  const kind = `${subject.apiVersion}/${subject.resource}`;
+  return subject.namespace ? `[${verb}] ${kind} ${name}` : `[${verb}] ${kind}/${name}`;
 }
 
 /** The group template; the author is the window's raw username (its name when it has none). */

@@ -54,12 +54,18 @@ export function registerSave(decision: Decision, command: CommandOf<'RegisterSav
     return;
   const limits = state.limits;
   const attachTimeoutMs = command.attachTimeoutMs ?? limits.attachTimeoutMs;
+  // A save that names no author (the configured committer stands in) means "the changes being
+  // collected now": it takes the author of its target's open window, or it could never attach to it.
+  const open = state.window;
+  const adopted =
+    (command.attribution ?? 'admission') === 'configured' && open?.target === command.target
+      ? { author: open.author, attribution: open.attribution }
+      : { author: command.author, attribution: command.attribution ?? 'admission' };
   const save: SaveRecord = {
     id: state.saves[command.saveId] ? scopedSaveKey(command.target, command.saveId) : command.saveId,
     seq: state.counters.save + 1,
     target: command.target,
-    author: command.author,
-    attribution: command.attribution ?? 'admission',
+    ...adopted,
     attach: command.attach ?? 'CurrentOrNext',
     attachTimeoutMs,
     maxDurationMs: command.maxDurationMs ?? limits.saveMaxDurationMs,

@@ -162,6 +162,16 @@ function condition(
   return { type, status, reason, message, lastTransitionTime: at };
 }
 
+/** Why a save committed nothing, and what to send instead. */
+const NOTHING_COMMITTED: Record<'AlreadyPresent' | 'NoWindow' | 'WindowMismatch', string> = {
+  AlreadyPresent:
+    'nothing was committed: the changes were already in Git. To record the message anyway, send the save with whenNothingToCommit: CommitEmpty',
+  NoWindow:
+    "nothing was committed: no change of the save's author arrived within its attach timeout. Send the save with the author who makes the changes, a longer window.attachTimeout, or whenNothingToCommit: CommitEmpty",
+  WindowMismatch:
+    "nothing was committed: the open window on the target held another author's changes. Send the save with that author (author.username), or without an author to take the open window's",
+};
+
 function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Condition[] {
   if (save.phase !== 'Resolved' || !save.outcome) {
     const since = save.registeredAt;
@@ -189,15 +199,12 @@ function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Con
     case 'AlreadyPresent':
     case 'NoWindow':
     case 'WindowMismatch': {
-      const explanation = {
-        AlreadyPresent: 'the changes were already in Git; nothing to commit',
-        NoWindow: 'no window of this author opened before the attach timeout',
-        WindowMismatch: "another author's window was open on the target; nothing was committed",
-      }[outcome];
+      // Nothing was committed, so the request is not done: the message says what would make it so.
+      const explanation = NOTHING_COMMITTED[outcome];
       return [
-        condition('Ready', 'True', outcome, explanation, at),
+        condition('Ready', 'False', outcome, explanation, at),
         condition('Reconciling', 'False', outcome, '', at),
-        condition('Stalled', 'False', outcome, '', at),
+        condition('Stalled', 'True', outcome, explanation, at),
         condition('Pushed', 'False', outcome, explanation, at),
       ];
     }

@@ -13,6 +13,7 @@ export function defaultConfigFile({ dataDir }: { dataDir: string }): KubescribeC
         name: 'local',
         url: join(dataDir, 'repository.git'),
         committer: { name: 'kubescribe', email: 'kubescribe@localhost' },
+        createIfMissing: true,
       },
     ],
     targets: [{ name: 'local', repository: 'local', branch: 'main', path: '.' }],

@@ -22,6 +22,7 @@ export function parseDuration(text: string): { ok: true; ms: number } | { ok: fa
   const invalid = { ok: false as const, message: 'must be a duration such as "2s", "1m30s" or "500ms"' };
   if (text === '0') return { ok: true, ms: 0 };
   if (text.length === 0 || text.length > 64) return invalid;
+  if (/^\d+(\.\d+)?$/.test(text)) return bareNumber(text);
   let total = 0;
   PART.lastIndex = 0;
   while (PART.lastIndex < text.length) {
@@ -35,4 +36,12 @@ export function parseDuration(text: string): { ok: true; ms: number } | { ok: fa
   if (!Number.isFinite(rounded)) return invalid;
   if (!Number.isInteger(rounded)) return { ok: false, message: 'must be a whole number of milliseconds' };
   return { ok: true, ms: rounded };
+}
+
+/**
+ * Why a bare number is refused, with the fix: `60` could mean seconds or milliseconds, and guessing
+ * wrong is a window a thousand times too long or too short.
+ */
+export function bareNumber(text: string): { ok: false; message: string } {
+  return { ok: false, message: `has no unit: write "${text}s" for seconds (or "${text}ms", "${text}m")` };
 }

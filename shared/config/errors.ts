@@ -9,26 +9,33 @@ export class ConfigInvalid extends KubescribeError<{ source: string; issues: Con
   readonly code = ConfigInvalid.code;
 
   constructor(source: string, issues: ConfigIssue[]) {
+    // One issue a line: a configuration with five mistakes reads as a list, not one long sentence.
     super(
-      `configuration from ${source} is invalid: ${issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ')}`,
+      `configuration from ${source} is invalid:\n${issues.map((issue) => `  ${issue.path || '(root)'}: ${issue.message}`).join('\n')}`,
       { source, issues },
     );
   }
 }
 
+/** An environment variable a setting names, and the setting (field path or variable) naming it. */
+export type MissingVariable = { variable: string; usedBy: string };
+
 /**
- * An environment variable the configuration names for a secret is not set. Only the variable's
- * name is reported, never a value.
+ * Environment variables the configuration names for secrets are not set: all of them at once, so
+ * that one restart fixes them all. Only the variables' names are reported, never a value.
  */
-export class ConfigSecretMissing extends KubescribeError<{ variable: string; usedBy: string }> {
+export class ConfigSecretMissing extends KubescribeError<{ missing: MissingVariable[] }> {
   static readonly code = 'ConfigSecretMissing';
   readonly code = ConfigSecretMissing.code;
 
-  constructor(variable: string, usedBy: string) {
-    super(`environment variable ${variable} (named by ${usedBy}) is not set or is empty`, {
-      variable,
-      usedBy,
-    });
+  constructor(missing: MissingVariable[]) {
+    const line = ({ variable, usedBy }: MissingVariable) => `${variable} (named by ${usedBy})`;
+    super(
+      missing.length === 1
+        ? `environment variable ${line(missing[0] as MissingVariable)} is not set or is empty`
+        : `environment variables not set or empty:\n${missing.map((m) => `  ${line(m)}`).join('\n')}`,
+      { missing },
+    );
   }
 }
 
@@ -42,12 +49,20 @@ export class SettingsInvalid extends KubescribeError<{ settings: string[]; reaso
   }
 }
 
+/** The system error codes a misnamed file gives, in words. */
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+};
+
 /** The configuration file named by KUBESCRIBE_CONFIG could not be read. */
 export class ConfigUnreadable extends KubescribeError<{ file: string; reason: string }> {
   static readonly code = 'ConfigUnreadable';
   readonly code = ConfigUnreadable.code;
 
   constructor(file: string, reason: string) {
-    super(`configuration file ${file} could not be read: ${reason}`, { file, reason });
+    const why = READ_FAILURES[reason] ?? reason;
+    super(`configuration file ${file} (KUBESCRIBE_CONFIG) could not be read: ${why}`, { file, reason });
   }
 }

@@ -5,6 +5,7 @@ export {
   type ConfigIssue,
   ConfigSecretMissing,
   ConfigUnreadable,
+  type MissingVariable,
   SettingsInvalid,
 } from './errors';
 export { type ConfigSecrets, type LoadedConfig, loadConfig } from './load-config';
@@ -13,6 +14,7 @@ export { DEFAULT_PAYLOAD_CONTAINER, type PayloadsSetting, parsePayloadsSetting }
 export { parseByteQuantity } from './quantity';
 export {
   configFileSchema,
+  isRemoteUrl,
   type KubescribeConfig,
   type KubescribeConfigFile,
   type RepositoryConfig,

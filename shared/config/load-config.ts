@@ -1,11 +1,17 @@
 import { createPrivateKey } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLError } from 'yaml';
 import { defaultConfigFile } from './default-config';
-import { ConfigInvalid, ConfigSecretMissing, ConfigUnreadable, SettingsInvalid } from './errors';
+import {
+  ConfigInvalid,
+  ConfigSecretMissing,
+  ConfigUnreadable,
+  type MissingVariable,
+  SettingsInvalid,
+} from './errors';
 import { toConfigIssues } from './issues';
 import { type PayloadsSetting, parsePayloadsSetting } from './payloads-setting';
-import { configFileSchema, type KubescribeConfig } from './schema';
+import { configFileSchema, isRemoteUrl, type KubescribeConfig } from './schema';
 import { Secret } from './secret';
 
 /** The secrets the configuration names, resolved from the environment. */
@@ -97,7 +103,7 @@ export async function loadConfig({
   const config = parsed.data;
 
   for (const repository of config.repositories) {
-    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(repository.url) && !isAbsolute(repository.url)) {
+    if (!isRemoteUrl(repository.url) && !isAbsolute(repository.url)) {
       repository.url = resolve(baseDir, repository.url);
     }
   }
@@ -109,13 +115,17 @@ export async function loadConfig({
     config.server.port = Number(port);
   }
 
-  return {
-    config,
-    secrets: resolveSecrets(config, env),
-    origin,
-    dataDir,
-    payloads: parsePayloadsSetting({ env, dataDir, cwd }),
-  };
+  const missing: MissingVariable[] = [];
+  const secrets = resolveSecrets(config, env, missing);
+  let payloads: PayloadsSetting | undefined;
+  try {
+    payloads = parsePayloadsSetting({ env, dataDir, cwd });
+  } catch (error) {
+    if (!(error instanceof ConfigSecretMissing)) throw error;
+    missing.push(...error.data.missing);
+  }
+  if (missing.length > 0 || payloads === undefined) throw new ConfigSecretMissing(missing);
+  return { config, secrets, origin, dataDir, payloads };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -125,21 +135,26 @@ function nonEmpty(value: string | undefined): string | undefined {
 function parseText(text: string, source: string): unknown {
   try {
     // JSON is YAML 1.2, so one parser reads both; duplicate keys are refused rather than guessed.
-    return parseYaml(text, { uniqueKeys: true, prettyErrors: false });
+    return parseYaml(text, { uniqueKeys: true });
   } catch (error) {
-    const position = (error as { linePos?: [{ line: number; col: number }] }).linePos?.[0];
-    const where = position ? `line ${position.line}, column ${position.col}` : '';
-    throw new ConfigInvalid(source, [
-      { path: '', message: `is not valid YAML or JSON${where ? ` (${where})` : ''}` },
-    ]);
+    if (!(error instanceof YAMLError)) throw error;
+    // The parser's reason without its excerpt of the text: the excerpt could hold a pasted secret.
+    const reason = error.message.split(' at line ')[0]?.trim() ?? error.code;
+    const position = error.linePos?.[0];
+    const where = position ? ` (line ${position.line}, column ${position.col})` : '';
+    throw new ConfigInvalid(source, [{ path: '', message: `is not valid YAML or JSON: ${reason}${where}` }]);
   }
 }
 
-function resolveSecrets(config: KubescribeConfig, env: Env): ConfigSecrets {
+/**
+ * Reads every secret the configuration names; each unset variable is added to `missing` (and its
+ * secret left out) so that all of them are reported together.
+ */
+function resolveSecrets(config: KubescribeConfig, env: Env, missing: MissingVariable[]): ConfigSecrets {
   const read = (variable: string, usedBy: string): Secret => {
     const value = env[variable];
-    if (value === undefined || value === '') throw new ConfigSecretMissing(variable, usedBy);
-    return new Secret(value);
+    if (value === undefined || value === '') missing.push({ variable, usedBy });
+    return new Secret(value ?? '');
   };
   const repositoryTokens: Record<string, Secret> = {};
   const repositoryAppKeys: Record<string, Secret> = {};
@@ -180,7 +195,7 @@ function resolveSecrets(config: KubescribeConfig, env: Env): ConfigSecrets {
     if (!target.encryption) return;
     const usedBy = `targets[${index}].encryption.keyEnv`;
     const key = read(target.encryption.keyEnv, usedBy);
-    if (key.reveal().length < MIN_ENCRYPTION_KEY_CHARS) {
+    if (key.reveal() !== '' && key.reveal().length < MIN_ENCRYPTION_KEY_CHARS) {
       throw new ConfigInvalid('the environment', [
         {
           path: usedBy,

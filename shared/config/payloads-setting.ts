@@ -63,7 +63,7 @@ export function parsePayloadsSetting({
     }
     const connectionString = env[variable];
     if (connectionString === undefined || connectionString === '') {
-      throw new ConfigSecretMissing(variable, 'KUBESCRIBE_PAYLOADS');
+      throw new ConfigSecretMissing([{ variable, usedBy: 'KUBESCRIBE_PAYLOADS' }]);
     }
     return { kind: 'blob-connection', variable, connectionString: new Secret(connectionString), container };
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isAgeRecipient } from '../secrets/age-recipient';
-import { parseDuration } from './duration';
+import { bareNumber, parseDuration } from './duration';
 import {
   checkTargetPath,
   isBranchName,
@@ -21,8 +21,10 @@ const branch = z.string().refine(isBranchName, 'must be a valid Git branch name'
 
 /** A Go-style duration string, parsed to milliseconds, with an upper bound. */
 function duration(maxMs: number, maxText: string) {
-  return z.string().transform((text, ctx) => {
-    const parsed = parseDuration(text);
+  // A YAML number (`maxDuration: 60`) is taken in only to say how to write it.
+  return z.union([z.string(), z.number()]).transform((value, ctx) => {
+    const parsed =
+      typeof value === 'number' && value !== 0 ? bareNumber(String(value)) : parseDuration(String(value));
     if (!parsed.ok) {
       ctx.addIssue({ code: 'custom', message: parsed.message });
       return z.NEVER;
@@ -49,9 +51,15 @@ const byteQuantity = z.union([z.string(), z.number()]).transform((value, ctx) =>
 });
 
 const repositoryUrl = z.string().superRefine((url, ctx) => {
+  const https = httpsFormOf(url);
   if (url.length === 0) {
     ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL or a path to a local bare repository' });
-  } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+  } else if (https !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `is an SSH address, which kubescribe cannot push to: use the https URL (${https}) with auth.tokenEnv`,
+    });
+  } else if (isRemoteUrl(url)) {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -150,6 +158,26 @@ const repositoryAuth = z
     }
   });
 
+/** Whether the configured `url` is a URL (`scheme://…`) rather than a path to a local repository. */
+export function isRemoteUrl(url: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url);
+}
+
+/** `user@host:path` (scp-like, what GitHub shows under "SSH"): Git reads it as SSH, never as a folder. */
+const SCP_LIKE = /^[A-Za-z0-9._-]+@([A-Za-z0-9.-]+):(?!\/\/)\/?(.+)$/;
+
+/**
+ * The https URL of an SSH-form remote (`git@github.com:org/state.git`, `ssh://git@host/org/state.git`),
+ * or undefined when `url` is not one. The user (`git`) and any port belong to SSH and are dropped.
+ */
+function httpsFormOf(url: string): string | undefined {
+  const scp = SCP_LIKE.exec(url);
+  if (scp) return `https://${scp[1]}/${scp[2]}`;
+  if (!/^(ssh|git\+ssh|ssh\+git):\/\//i.test(url) || !URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  return `https://${parsed.hostname}${parsed.pathname}`;
+}
+
 const repository = z
   .strictObject({
     name,
@@ -158,8 +186,17 @@ const repository = z
     committer: z
       .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
       .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
+    /** For a local path: create an empty bare repository there at start when nothing is there. */
+    createIfMissing: z.boolean().prefault(false),
   })
   .superRefine((value, ctx) => {
+    if (value.createIfMissing && isRemoteUrl(value.url)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['createIfMissing'],
+        message: 'applies to a local path only; a remote repository is created on its server',
+      });
+    }
     if (!value.auth || !URL.canParse(value.url)) return;
     if (!mayCarryCredential(new URL(value.url))) {
       ctx.addIssue({
@@ -344,7 +381,7 @@ export const configFileSchema = z
           ctx.addIssue({
             code: 'custom',
             path: ['sources', index, 'targets', position],
-            message: 'names no target',
+            message: `names no target (known: ${[...targetNames].join(', ')}, or "*")`,
           });
         }
       });

@@ -19,7 +19,8 @@ file after a restart; on 410 Gone takes a fresh snapshot.
 
 Options:
   --config <file>  the forwarder configuration (YAML or JSON); default $KUBESCRIBE_FORWARDER_CONFIG
-  --once           post one snapshot of each type, save the cursors, and exit (first import, CronJob)
+  --once           post one snapshot of each type, save the cursors, and exit (first import, CronJob);
+                   gives up (exit 2) after 6 failed attempts in a row
   -h, --help       show this help
 
 Cluster access follows kubeconfig rules (cluster.inCluster, cluster.kubeconfig, $KUBECONFIG,

@@ -98,7 +98,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       return 2;
     }
     io.stderr.write(`kubescribe forward: ${error.name}: ${error.message}\n`);
-    return error.name === 'ForwarderConfigInvalid' || error.name === 'KubeconfigUnusable' ? 2 : 1;
+    return ['ForwarderConfigInvalid', 'KubeconfigUnusable', 'ForwardGaveUp'].includes(error.name) ? 2 : 1;
   }
 }
 

@@ -22,3 +22,17 @@ export class WebhookRejected extends KubescribeError<{ status: number; error: st
   static readonly code = 'WebhookRejected';
   readonly code = WebhookRejected.code;
 }
+
+/** `forward --once` stopped retrying: a one-off run that cannot reach its cluster must end, not spin. */
+export class ForwardGaveUp extends KubescribeError<{ scope: string; attempts: number; lastError: string }> {
+  static readonly code = 'ForwardGaveUp';
+  readonly code = ForwardGaveUp.code;
+
+  constructor(scope: string, attempts: number, lastError: string) {
+    super(`gave up on ${scope} after ${attempts} failed attempts; the last: ${lastError}`, {
+      scope,
+      attempts,
+      lastError,
+    });
+  }
+}

@@ -2,7 +2,7 @@ import { ensureError } from '../errors';
 import { backoffDelayMs } from './backoff';
 import type { ForwarderConfig } from './config';
 import type { CursorStore } from './cursor-file';
-import { KubeReadFailed, WebhookRejected } from './errors';
+import { ForwardGaveUp, KubeReadFailed, WebhookRejected } from './errors';
 import { followChanges, type Position, watchError } from './follow-changes';
 import { type KubeConnection, listPages, type WatchEvent, watchEvents } from './kube-reads';
 import type { SnapshotProgress } from './progress';
@@ -26,6 +26,9 @@ export interface SessionDeps {
   signal: AbortSignal;
   capabilities: { watchList: boolean | undefined };
 }
+
+/** How many failed attempts in a row `--once` makes before it gives up (about a minute of backoff). */
+export const ONCE_MAX_ATTEMPTS = 6;
 
 /**
  * Runs one scope until `signal` aborts (or, with `once`, until one snapshot is completed): a
@@ -85,8 +88,10 @@ export async function runScopeSession(deps: SessionDeps, scope: WatchScope, once
         position.known = false;
         continue;
       }
+      const message = ensureError(error).message;
+      if (once && failures + 1 >= ONCE_MAX_ATTEMPTS) throw new ForwardGaveUp(key, failures + 1, message);
       const waitMs = backoffDelayMs(failures++, deps.random);
-      log('WatchFailed', { scope: key, waitMs, message: ensureError(error).message });
+      log('WatchFailed', { scope: key, waitMs, message });
       await deps.delay(waitMs, signal).catch(() => {});
     } finally {
       attempt.abort();

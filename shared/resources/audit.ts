@@ -184,6 +184,7 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       object: object.data,
       author,
       resourceVersion: object.data.metadata.resourceVersion || ref.resourceVersion || undefined,
+      created: event.verb === 'create',
       target,
       index,
     }),

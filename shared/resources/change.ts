@@ -31,6 +31,8 @@ export type Change = {
   resourceVersion?: string;
   /** Absent means the configured committer. */
   author?: ChangeAuthor;
+  /** The object was created (watch `ADDED`, audit `create`), for the `[CREATE]` commit subject. */
+  created?: true;
 };
 
 /** Why an input item made no change. Kebab-case, stable: clients and tests match on it. */

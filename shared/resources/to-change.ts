@@ -45,11 +45,14 @@ export function toChange({
   object,
   author,
   resourceVersion,
+  created,
   target,
   index,
 }: {
   identity: ResourceIdentity;
   operation: 'upsert' | 'delete';
+  /** The event created the object; ignored for a delete. */
+  created?: boolean;
   object?: KubeObject;
   author?: ChangeAuthor;
   resourceVersion?: string;
@@ -82,6 +85,7 @@ export function toChange({
     identity,
     ...(resourceVersion ? { resourceVersion } : {}),
     ...(author ? { author } : {}),
+    ...(created && operation === 'upsert' ? { created: true as const } : {}),
   };
   return { change };
 }

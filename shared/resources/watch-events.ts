@@ -52,6 +52,7 @@ export function normalizeWatchEvents({
       object: event.object,
       author: event.author,
       resourceVersion: event.object.metadata.resourceVersion,
+      created: event.type === 'ADDED',
       target,
       index,
     });

@@ -52,7 +52,7 @@ describe('the audit webhook', () => {
     expect(answer).toMatchObject({ status: 200, body: { accepted: 1, ignored: 0 } });
     await app.advance(5000);
     expect(await git(remote, 'log', '-1', '--format=%an <%ae>|%s', 'main')).toBe(
-      'alice@example.com <alice@example.com>|[UPDATE] v1/configmaps/app-settings\n',
+      'alice@example.com <alice@example.com>|[UPDATE] v1/configmaps shop/app-settings\n',
     );
     const file = await git(remote, 'show', 'main:clusters/prod/shop/configmaps/app-settings.yaml');
     expect(

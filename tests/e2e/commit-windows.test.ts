@@ -60,7 +60,7 @@ describe('commit windows on the embedded host', () => {
 
     const log = await git(remote, 'log', '--format=%an|%s', 'main');
     expect(log.trim().split('\n')).toEqual([
-      'bob|[UPDATE] v1/configmaps/c',
+      'bob|[CREATE] v1/configmaps default/c',
       'alice|alice on prod: 2 resource(s)',
     ]);
     expect(await git(remote, 'show', 'main~1:clusters/prod/default/configmaps/a.yaml')).toContain('k: "2"');

@@ -1,7 +1,8 @@
 // `npm run demo` end to end: the demo script runs the app on the embedded host in its own process,
 // in real time (a 1 s window), and prints the save's status and the resulting `git log --stat`.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 // Real time on a shared machine: generous, but bounded.
@@ -56,4 +57,12 @@ it('given sample changes by three authors and a save, the demo prints the save c
   expect(alice).toMatch(/clusters\/demo\/shop\/apps\/deployments\/web\.yaml\s+\|/);
   expect(alice).toMatch(/clusters\/demo\/shop\/configmaps\/web-settings\.yaml\s+\|/);
   expect(log).toMatch(/clusters\/demo\/shop\/configmaps\/feature-flags\.yaml\s+\|/);
+  // The repository it printed lives in a temporary folder: the demo says so, and says it removed it.
+  const repository = /publishing to (\S+) \(a temporary folder, removed when the demo ends\)/.exec(
+    stdout,
+  )?.[1];
+  expect(repository).toBeDefined();
+  const folder = dirname(repository!);
+  expect(stdout).toContain(`removed ${folder}\n`);
+  expect(existsSync(folder)).toBe(false);
 });

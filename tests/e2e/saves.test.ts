@@ -107,7 +107,7 @@ describe('attach Next', () => {
     });
     await app.advance(2000);
     const closed = await git(remote, 'log', '-1', '--format=%s', 'main');
-    expect(closed.trim()).toBe('[UPDATE] v1/configmaps/two');
+    expect(closed.trim()).toBe('[UPDATE] v1/configmaps default/two');
     expect((await saveStatus('save-next')).body).toMatchObject({ phase: 'WaitingForWindow' });
 
     await change('carol', 'three');
@@ -162,10 +162,29 @@ describe('a save with nothing to commit', () => {
       window: { attachTimeout: '2s' },
     });
     await app.advance(10_000);
-    expect((await saveStatus('save-mismatch')).body).toMatchObject({
-      phase: 'Resolved',
-      outcome: 'WindowMismatch',
-    });
+    const status = (await saveStatus('save-mismatch')).body;
+    expect(status).toMatchObject({ phase: 'Resolved', outcome: 'WindowMismatch' });
+    expect(status.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'Ready',
+          status: 'False',
+          reason: 'WindowMismatch',
+          message: expect.stringContaining('Send the save with that author'),
+        }),
+      ]),
+    );
+  });
+});
+
+describe('a save without an author', () => {
+  it("takes the author of the target's open window and commits that window's changes", async () => {
+    await change('heidi', 'five');
+    await save({ id: 'save-no-author', message: 'Heidi tunes five', window: { attachTimeout: '2s' } });
+    await app.advance(10_000);
+    const commit = await commitWithMessage('Heidi tunes five');
+    expect((await git(remote, 'log', '-1', '--format=%an', commit)).trim()).toBe('heidi');
+    expect((await saveStatus('save-no-author')).body).toMatchObject({ outcome: 'Committed', commit });
   });
 });
 
@@ -216,5 +235,13 @@ describe('reading a save', () => {
       status: 404,
       body: { error: 'save-not-found' },
     });
+  });
+});
+
+describe('the target status', () => {
+  it('shows a local repository folder named state.git as configured, .git included', async () => {
+    const status = await app.http('GET', '/api/v1/targets/prod');
+    expect(remote.endsWith('/state.git')).toBe(true);
+    expect(status.body).toMatchObject({ target: 'prod', repository: remote });
   });
 });

@@ -58,6 +58,25 @@ it('given the built app, when main starts, then it says where it listens, health
     const res = await fetch(`${url}/api/healthz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
+    expect(output).toContain('Configuration: the default configuration (no KUBESCRIBE_CONFIG)\n');
+    expect(output).toContain(`  local: ${join(dataDir, 'repository.git')}, branch main, path .\n`);
+    expect(output).toContain(`Data folder: ${dataDir}\n`);
+    // The embedded host's fallback task hub name is no setting of this app's.
+    expect(output).not.toContain('TestHubName');
+
+    // A second start on the same data folder refuses; one on the same port says how to pick another.
+    const port = new URL(url!).port;
+    const sameFolder = await runStart(layout, { PORT: '0', KUBESCRIBE_DATA: dataDir });
+    expect(sameFolder).toMatchObject({
+      code: 1,
+      output: expect.stringContaining(`the data folder ${dataDir} is in use`),
+    });
+    const samePort = await runStart(layout, { PORT: port, KUBESCRIBE_DATA: join(layout, 'other') });
+    expect(samePort).toMatchObject({
+      code: 1,
+      output: expect.stringContaining(`e.g. PORT=${Number(port) + 1} npm start`),
+    });
+
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(output).toContain('"event":"HostStopped"');
@@ -66,3 +85,29 @@ it('given the built app, when main starts, then it says where it listens, health
     rmSync(layout, { recursive: true, force: true });
   }
 }, 120_000);
+
+/** Runs the built start script to its exit (it is expected to fail fast). */
+function runStart(
+  layout: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(layout, 'dist', 'functions', 'local', 'start.js')], {
+    cwd: layout,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
+}

@@ -9,7 +9,7 @@ import { parseRemote } from '../../git/parse-remote';
 import { type GitAuth, type GitRemote, systemClock } from '../../git/types';
 import type { DriverInput } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
-import { branchKeyFor } from '../runtime/branch-key';
+import { branchKeyFor, repositoryForDisplay } from '../runtime/branch-key';
 
 /**
  * Where each branch keeps its Git object cache: a cache, so any local folder will do; losing it
@@ -39,7 +39,7 @@ export function boundRepository(runtime: AppRuntime, input: DriverInput): Reposi
   const kept = repositories.find(maps);
   if (kept) return kept;
   const now = named
-    ? `repository "${input.repository}" now points at ${branchKeyFor(named.url, input.branch).repository}`
+    ? `repository "${input.repository}" now points at ${repositoryForDisplay(named.url)}`
     : `repository "${input.repository}" is no longer configured`;
   throw new BranchRebound(
     `branch "${input.branch}" (${input.branchKey}) is held: ${now}, which is not where its pending work was admitted; ` +

@@ -129,6 +129,10 @@ function admitted(change: Change, bytes: number, payloadRef: string | undefined)
       ...(identity.namespace ? { namespace: identity.namespace } : {}),
       name: identity.name,
     },
-    ...(change.operation === 'delete' ? { verb: 'delete' as const } : {}),
+    ...(change.operation === 'delete'
+      ? { verb: 'delete' as const }
+      : change.created
+        ? { verb: 'create' as const }
+        : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { ApiResponse } from '../../api/errors';
 import { type PublicationStatus, publicationStatus, refusedWrites } from '../../branch';
 import type { AppRuntime } from '../runtime/app-runtime';
+import { repositoryForDisplay } from '../runtime/branch-key';
 import type { BranchGateway } from './branch-gateway';
 import { branchHandle } from './branch-handle';
 import type { RouteRequest } from './route-request';
@@ -21,7 +22,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
     status: 200,
     body: {
       target: target.config.name,
-      repository: target.branch.repository,
+      repository: repositoryForDisplay(target.repository.url),
       branch: target.config.branch,
       path: target.config.path,
       conditions: [...(status?.conditions ?? []), ...(refused.condition ? [refused.condition] : [])],

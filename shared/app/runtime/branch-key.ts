@@ -32,3 +32,18 @@ export function normalizeRepositoryUrl(url: string): string {
   const path = parsed.pathname.replace(/\/+$/, '').replace(/\.git$/, '');
   return `${parsed.protocol}//${parsed.host.toLowerCase()}${path}`;
 }
+
+/**
+ * The repository as a status shows it: as configured, so that a local folder named `state.git` is
+ * shown as that folder, not as the key's spelling (`…/state`) of a folder that does not exist. A
+ * URL loses only what must never be shown: credentials, a query, a fragment.
+ */
+export function repositoryForDisplay(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url.trim())) return url;
+  const parsed = new URL(url.trim());
+  parsed.username = '';
+  parsed.password = '';
+  parsed.hash = '';
+  parsed.search = '';
+  return parsed.toString();
+}

@@ -1,20 +1,53 @@
 import * as fs from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type * as Git from 'isomorphic-git';
+import { ConfigInvalid, type ConfigIssue, isRemoteUrl, type LoadedConfig } from '../../config';
 
 /**
- * Creates an empty bare repository at `path` when nothing is there: the default configuration of
- * `npm start` publishes to a local repository in the data folder, which must exist first.
+ * Checks at start every repository the configuration gives as a local path: it must be a bare
+ * repository, or be created empty (a bare repository on branch `main`) when `createIfMissing` says
+ * so. Otherwise the mistake would surface only later, as a failing publication in a status. Throws
+ * `ConfigInvalid` listing every repository that is wrong.
  */
-export async function initBareRepositoryIfMissing(path: string): Promise<void> {
-  if (!path.startsWith('/')) return;
-  const exists = await stat(path).then(
+export async function prepareLocalRepositories(
+  loaded: Pick<LoadedConfig, 'config' | 'origin'>,
+): Promise<void> {
+  const issues: ConfigIssue[] = [];
+  for (const [index, repository] of loaded.config.repositories.entries()) {
+    if (isRemoteUrl(repository.url)) continue;
+    const message = await checkLocalRepository(repository.url, repository.createIfMissing);
+    if (message !== undefined) issues.push({ path: `repositories[${index}].url`, message });
+  }
+  if (issues.length > 0) throw new ConfigInvalid(describeOrigin(loaded.origin), issues);
+}
+
+async function checkLocalRepository(path: string, createIfMissing: boolean): Promise<string | undefined> {
+  if (!(await exists(path))) {
+    if (!createIfMissing) {
+      return `names ${path}, which does not exist: create it with "git init --bare ${path}", or set createIfMissing: true`;
+    }
+    await mkdir(path, { recursive: true });
+    // loaded here, once, rather than with the runtime every HTTP trigger builds
+    const git: typeof Git = require('isomorphic-git');
+    await git.init({ fs, dir: path, gitdir: path, bare: true, defaultBranch: 'main' });
+    return undefined;
+  }
+  if ((await exists(join(path, 'HEAD'))) && (await exists(join(path, 'objects')))) return undefined;
+  if (await exists(join(path, '.git'))) {
+    return `names ${path}, a working copy: name a bare repository (git clone --bare) instead`;
+  }
+  return `names ${path}, which is not a Git repository`;
+}
+
+function exists(path: string): Promise<boolean> {
+  return stat(path).then(
     () => true,
     () => false,
   );
-  if (exists) return;
-  await mkdir(path, { recursive: true });
-  // loaded here, once, rather than with the runtime every HTTP trigger builds
-  const git: typeof Git = require('isomorphic-git');
-  await git.init({ fs, dir: path, gitdir: path, bare: true, defaultBranch: 'main' });
+}
+
+function describeOrigin(origin: LoadedConfig['origin']): string {
+  if (origin.kind === 'file') return origin.file;
+  return origin.kind === 'content' ? 'KUBESCRIBE_CONFIG_CONTENT' : 'the default configuration';
 }

@@ -175,6 +175,6 @@ describe('the forwarder feeding the app', () => {
     expect(f.logs.filter((l) => l.event === 'SnapshotStarted')).toHaveLength(0);
     expect(kube.requests.at(-1)?.query).toMatchObject({ watch: 'true', resourceVersion: stoppedAt });
     expect(await git(remote, 'show', `main:${FILES}/d.yaml`)).toContain('v: "2"');
-    expect(await git(remote, 'log', '--format=%s', '-1', 'main')).toContain('configmaps/d');
+    expect(await git(remote, 'log', '--format=%s', '-1', 'main')).toBe('[UPDATE] v1/configmaps default/d\n');
   });
 });

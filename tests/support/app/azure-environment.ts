@@ -36,7 +36,7 @@ export function azureEnvironment(): AzureEnvironment {
         ...settings,
       });
     },
-    repository: () => ({ name: 'state', url: join(dataDir, 'state.git') }),
+    repository: () => ({ name: 'state', url: join(dataDir, 'state.git'), createIfMissing: true }),
     target: { name: 'prod', repository: 'state', branch: 'main' },
   };
 }

@@ -111,6 +111,54 @@ describe('saves', () => {
     });
   });
 
+  describe('a save without an author', () => {
+    const committer = { name: 'kubescribe', email: 'kubescribe@localhost' };
+    const unnamed = { author: committer, attribution: 'configured' as const };
+
+    it("takes the author of its target's open window and attaches to it", () => {
+      const branch = new Branch().run(admit(0, { author: bob }), registerSave(1, 's1', unnamed));
+      expect(ofType(branch.last, 'SaveAttached')).toEqual([
+        expect.objectContaining({ saveId: 's1', windowId: 'window-1' }),
+      ]);
+      expect(ofType(branch.last, 'SaveRegistered')[0]?.save).toMatchObject({
+        author: bob,
+        attribution: 'audit',
+      });
+    });
+
+    it("keeps the committer when the open window is another target's", () => {
+      const branch = new Branch().run(
+        admit(0, { author: bob, target: 'staging', path: 'staging/a.yaml' }),
+        registerSave(1, 's1', unnamed),
+      );
+      expect(branch.state.window).toMatchObject({ target: 'staging', author: bob });
+      expect(ofType(branch.last, 'SaveRegistered')[0]?.save).toMatchObject({
+        author: committer,
+        attribution: 'configured',
+      });
+      expect(ofType(branch.last, 'SaveAttached')).toEqual([]);
+    });
+  });
+
+  describe('a save that committed nothing', () => {
+    it.each([
+      [
+        'WindowMismatch',
+        () => new Branch().run(admit(0, { author: bob }), registerSave(1, 's1'), tick(3)),
+        'author.username',
+      ],
+      ['NoWindow', () => new Branch().run(registerSave(0, 's1'), tick(3)), 'window.attachTimeout'],
+    ])('%s is not Ready and says what to send instead', (outcome, run, hint) => {
+      const status = saveStatus(run().state, 's1', at(4));
+      expect(status?.outcome).toBe(outcome);
+      const ready = status?.conditions.find((c) => c.type === 'Ready');
+      expect(ready).toMatchObject({ status: 'False', reason: outcome });
+      expect(ready?.message).toMatch(/^nothing was committed: /);
+      expect(ready?.message).toContain(hint);
+      expect(status?.conditions.find((c) => c.type === 'Stalled')?.status).toBe('True');
+    });
+  });
+
   describe('outcomes', () => {
     it("resolves with the save's own write's commit, not the branch tip", () => {
       const branch = new Branch()

@@ -187,6 +187,24 @@ describe('commit windows', () => {
       );
     });
 
+    it("names a namespaced object's namespace in the event template", () => {
+      const command = admit(0);
+      if (command.type !== 'AdmitChanges') throw new Error('unreachable');
+      const namespaced = {
+        ...command,
+        changes: [
+          {
+            ...command.changes[0]!,
+            subject: { apiVersion: 'v1', resource: 'configmaps', namespace: 'shop', name: 'web' },
+          },
+        ],
+      };
+      const branch = new Branch().run(namespaced, tick(5));
+      expect(ofType(branch.history, 'WriteDecided')[0]?.write.message).toBe(
+        '[UPDATE] v1/configmaps shop/web',
+      );
+    });
+
     it('uses the reconcile template for a snapshot, closing the open window first', () => {
       spec
         .given(history(admit(0)))

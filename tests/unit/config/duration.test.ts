@@ -15,7 +15,17 @@ describe('Go-style durations', () => {
     expect(parseDuration(text)).toEqual({ ok: true, ms });
   });
 
-  it.each(['', '5', '-2s', '2 s', 's', '2d', '1m30', 'PT2S', '2S', '1.5.5s'])(
+  it.each(['5', '60', '1.5'])(
+    'given the bare number %p when parsed then the hint says to add a unit',
+    (text) => {
+      expect(parseDuration(text)).toEqual({
+        ok: false,
+        message: `has no unit: write "${text}s" for seconds (or "${text}ms", "${text}m")`,
+      });
+    },
+  );
+
+  it.each(['', '-2s', '2 s', 's', '2d', '1m30', 'PT2S', '2S', '1.5.5s'])(
     'given %p when parsed then it is refused with an example of the format',
     (text) => {
       const parsed = parseDuration(text);

@@ -84,6 +84,7 @@ describe('loading the configuration', () => {
         name: 'local',
         url: '/home/me/app/.kubescribe/repository.git',
         committer: { name: 'kubescribe', email: 'kubescribe@localhost' },
+        createIfMissing: true,
       },
     ]);
     expect(loaded.config.targets).toEqual([
@@ -121,6 +122,9 @@ describe('loading the configuration', () => {
     }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConfigUnreadable);
     expect(error).toMatchObject({ data: { file: '/nowhere/ks.yaml', reason: 'ENOENT' } });
+    expect((error as Error).message).toBe(
+      'configuration file /nowhere/ks.yaml (KUBESCRIBE_CONFIG) could not be read: there is no such file',
+    );
   });
 
   it('given a relative local repository path in a file when loaded then it resolves next to the file', async () => {
@@ -190,7 +194,9 @@ describe('refusing a bad configuration with the field path', () => {
       ...minimal,
       sources: [{ name: 'a', tokenEnv: 'A', targets: ['prod', 'staging'] }],
     });
-    expect(issues).toEqual([{ path: 'sources[0].targets[1]', message: 'names no target' }]);
+    expect(issues).toEqual([
+      { path: 'sources[0].targets[1]', message: 'names no target (known: prod, or "*")' },
+    ]);
   });
 
   it('given two targets on one branch with nested paths when loaded then the second is refused', async () => {
@@ -319,7 +325,9 @@ describe('secrets named by the configuration', () => {
       { GIT_TOKEN: 'git-token-value' },
     ).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConfigSecretMissing);
-    expect(error).toMatchObject({ data: { variable: 'CLUSTER_A_TOKEN', usedBy: 'sources[0].tokenEnv' } });
+    expect(error).toMatchObject({
+      data: { missing: [{ variable: 'CLUSTER_A_TOKEN', usedBy: 'sources[0].tokenEnv' }] },
+    });
     expect((error as Error).message).toContain('CLUSTER_A_TOKEN');
     expect(JSON.stringify(error)).not.toContain('git-token-value');
   });
@@ -359,7 +367,7 @@ describe('secrets named by the configuration', () => {
     }).catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({
       code: ConfigSecretMissing.code,
-      data: { variable: 'CLUSTER_A_KUBECONFIG', usedBy: 'sources[0].kubeconfigEnv' },
+      data: { missing: [{ variable: 'CLUSTER_A_KUBECONFIG', usedBy: 'sources[0].kubeconfigEnv' }] },
     });
   });
 
@@ -371,7 +379,7 @@ describe('secrets named by the configuration', () => {
     }).catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({
       code: ConfigSecretMissing.code,
-      data: { variable: 'GIT_TOKEN', usedBy: 'repositories[0].auth.tokenEnv' },
+      data: { missing: [{ variable: 'GIT_TOKEN', usedBy: 'repositories[0].auth.tokenEnv' }] },
     });
   });
 
@@ -384,5 +392,109 @@ describe('secrets named by the configuration', () => {
     expect(printed).not.toContain('git-token-value');
     expect(printed).not.toContain('cluster-a-token-value');
     expect(printed).toContain('[redacted]');
+  });
+});
+
+describe('what start-up says about a mistake', () => {
+  it.each([
+    ['git@github.com:org/state.git', 'https://github.com/org/state.git'],
+    ['ssh://git@github.com/org/state.git', 'https://github.com/org/state.git'],
+    ['ssh://git@git.example.com:2222/team/state.git', 'https://git.example.com/team/state.git'],
+  ])(
+    'given the SSH remote %p when loaded then it is refused with the https URL to use',
+    async (url, https) => {
+      const issues = await issuesOf({ ...minimal, repositories: [{ name: 'platform', url }] });
+      expect(issues).toEqual([
+        {
+          path: 'repositories[0].url',
+          message: `is an SSH address, which kubescribe cannot push to: use the https URL (${https}) with auth.tokenEnv`,
+        },
+      ]);
+    },
+  );
+
+  it('given several mistakes when loaded then the message lists one a line', async () => {
+    const error = await loadContent({
+      ...minimal,
+      targets: [{ ...minimal.targets[0], branch: 'a..b', prune: 'Sometimes' }],
+    }).catch((thrown: unknown) => thrown);
+    const lines = (error as Error).message.split('\n');
+    expect(lines[0]).toBe('configuration from KUBESCRIBE_CONFIG_CONTENT is invalid:');
+    expect(lines.slice(1)).toEqual([
+      '  targets[0].branch: must be a valid Git branch name',
+      expect.stringMatching(/^ {2}targets\[0\]\.prune: /),
+    ]);
+  });
+
+  it('given a YAML syntax error when loaded then the issue says the line and column', async () => {
+    const text = 'repositories:\n  - name: platform\n    url: : https://x\n';
+    expect(await issuesOf(text)).toEqual([
+      {
+        path: '',
+        message:
+          'is not valid YAML or JSON: Nested mappings are not allowed in compact mappings (line 3, column 10)',
+      },
+    ]);
+  });
+
+  it('given a duplicate key when loaded then the issue says where the second one is', async () => {
+    const text = 'repositories: []\ntargets: []\nrepositories: []\n';
+    expect(await issuesOf(text)).toEqual([
+      { path: '', message: 'is not valid YAML or JSON: Map keys must be unique (line 3, column 1)' },
+    ]);
+  });
+
+  it('given a window duration written as a bare YAML number when loaded then the hint says to write 60s', async () => {
+    const text = [
+      'repositories: [{ name: platform, url: "https://git.example.com/org/state.git" }]',
+      'targets:',
+      '  - { name: prod, repository: platform, branch: main, window: { maxDuration: 60 } }',
+    ].join('\n');
+    expect(await issuesOf(text)).toEqual([
+      {
+        path: 'targets[0].window.maxDuration',
+        message: 'has no unit: write "60s" for seconds (or "60ms", "60m")',
+      },
+    ]);
+  });
+
+  it('given a target naming an unknown repository when loaded then the known names are listed', async () => {
+    const issues = await issuesOf({
+      repositories: [...minimal.repositories, { name: 'archive', url: 'https://git.example.com/a.git' }],
+      targets: [{ name: 'prod', repository: 'platfrom', branch: 'main' }],
+    });
+    expect(issues).toEqual([
+      { path: 'targets[0].repository', message: 'names no repository (known: platform, archive)' },
+    ]);
+  });
+
+  it('given several secret variables unset when loaded then every one is reported at once', async () => {
+    const error = await loadConfig({
+      env: { KUBESCRIBE_CONFIG: 'full.yaml', KUBESCRIBE_PAYLOADS: 'blob-connection:AZURITE' },
+      readFile: readText,
+      cwd: fixtures,
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigSecretMissing);
+    expect((error as ConfigSecretMissing).data.missing).toEqual([
+      { variable: 'GIT_TOKEN', usedBy: 'repositories[0].auth.tokenEnv' },
+      { variable: 'CLUSTER_A_TOKEN', usedBy: 'sources[0].tokenEnv' },
+      { variable: 'AZURITE', usedBy: 'KUBESCRIBE_PAYLOADS' },
+    ]);
+    expect((error as Error).message.split('\n')).toEqual([
+      'environment variables not set or empty:',
+      '  GIT_TOKEN (named by repositories[0].auth.tokenEnv)',
+      '  CLUSTER_A_TOKEN (named by sources[0].tokenEnv)',
+      '  AZURITE (named by KUBESCRIBE_PAYLOADS)',
+    ]);
+  });
+
+  it('given createIfMissing on a remote URL when loaded then it is refused', async () => {
+    const issues = await issuesOf({
+      ...minimal,
+      repositories: [{ ...minimal.repositories[0], createIfMissing: true }],
+    });
+    expect(issues).toEqual([
+      { path: 'repositories[0].createIfMissing', message: expect.stringContaining('local path only') },
+    ]);
   });
 });

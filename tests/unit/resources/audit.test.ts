@@ -119,6 +119,17 @@ describe('audit EventLists from the apiserver webhook', () => {
       ]);
     });
 
+    it('when normalized then only the changes of create requests are marked created', () => {
+      expect(result().changes.map((change) => [change.path.split('/').at(-1), change.created])).toEqual([
+        ['checkout.yaml', true],
+        ['old-settings.yaml', undefined],
+        ['system:aggregate-to-shop.yaml', true],
+        ['checkout.yaml', undefined],
+        ['legacy.yaml', undefined],
+        ['draining.yaml', undefined],
+      ]);
+    });
+
     it('when normalized then the changes keep the batch order', () => {
       expect(result().changes.map((change) => [change.operation, change.path])).toEqual([
         ['upsert', 'clusters/prod/shop/apps/deployments/checkout.yaml'],

@@ -32,6 +32,10 @@ describe('watch events from a forwarder', () => {
     ]);
   });
 
+  it('given ADDED, MODIFIED and DELETED events when normalized then only the ADDED ones are marked created', () => {
+    expect(changes.map((change) => change.created)).toEqual([true, undefined, undefined, undefined]);
+  });
+
   it('given an event with an author when normalized then the change carries that author', () => {
     expect(changes[0]?.author).toEqual({
       username: 'alice@example.com',

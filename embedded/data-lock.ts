@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Another live host holds the data folder: two hosts on one store would run the same work twice. */
+export class DataFolderInUse extends Error {
+  readonly code = 'DataFolderInUse';
+
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `the data folder ${dataDir} is in use by another kubescribe host (process ${pid}): stop that one, or give this one another folder with KUBESCRIBE_DATA`,
+    );
+    this.name = 'DataFolderInUse';
+  }
+}
+
+/** A held lock on a data folder; `release` removes it only while it is still this holder's. */
+export interface DataFolderLock {
+  release(): void;
+}
+
+const LOCK_FILE = 'host.lock';
+
+/**
+ * Takes the data folder for this host: `host.lock` holds the process id and a token. A lock left by
+ * a process that is gone (a crash, a kill) is taken over; so is one of this same process, whose
+ * earlier host can no longer run (a container restarted under the same pid, or a test's host
+ * abandoned mid-run). Throws {@link DataFolderInUse} while another live process holds it.
+ * @param isAlive whether a process id is running (for tests; the default asks the OS).
+ */
+export function lockDataFolder(
+  dataDir: string,
+  { pid = process.pid, isAlive = processIsAlive }: { pid?: number; isAlive?: (pid: number) => boolean } = {},
+): DataFolderLock {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, LOCK_FILE);
+  const content = `${pid} ${randomUUID()}\n`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, content, { flag: 'wx' });
+      return {
+        release() {
+          if (readLock(path) === content) rmSync(path, { force: true });
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number.parseInt(readLock(path) ?? '', 10);
+    if (Number.isInteger(holder) && holder !== pid && isAlive(holder))
+      throw new DataFolderInUse(dataDir, holder);
+    rmSync(path, { force: true });
+  }
+  // Two hosts starting at once both found the stale lock; the other one took it.
+  const holder = Number.parseInt(readLock(path) ?? '', 10);
+  throw new DataFolderInUse(dataDir, Number.isInteger(holder) ? holder : 0);
+}
+
+function readLock(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
