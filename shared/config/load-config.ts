@@ -170,7 +170,7 @@ function resolveSecrets(config: KubescribeConfig, env: Env, missing: MissingVari
       // GitHub's "Generate a private key" file as it is: a PEM; checked now, not at the first push
       const key = read(repository.auth.privateKeyEnv, usedBy);
       try {
-        createPrivateKey(key.reveal());
+        if (key.reveal() !== '') createPrivateKey(key.reveal());
       } catch {
         throw new ConfigInvalid('the environment', [
           {

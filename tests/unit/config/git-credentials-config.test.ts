@@ -101,7 +101,7 @@ describe('a repository’s Git credentials in the configuration', () => {
     );
     expect(missing).toBeInstanceOf(ConfigSecretMissing);
     expect(missing).toMatchObject({
-      data: { variable: 'GH_APP_KEY', usedBy: 'repositories[0].auth.privateKeyEnv' },
+      data: { missing: [{ variable: 'GH_APP_KEY', usedBy: 'repositories[0].auth.privateKeyEnv' }] },
     });
     expect(garbled).toBeInstanceOf(ConfigInvalid);
     expect((garbled as ConfigInvalid).data.issues).toEqual([
