@@ -56,6 +56,20 @@ export async function runPublish(
     committer: repository.committer,
     readPayload: batchPayloadReader(runtime.payloads),
     snapshotParts: inFlight.snapshotParts,
+    ...(runtime.keyEscrow
+      ? {
+          secrets: {
+            encryptionFor: (target: string) => runtime.targets.get(target)?.encryption,
+            escrow: runtime.keyEscrow,
+            written: (target: string, outcome: string, path: string) => {
+              if (outcome === 'kept')
+                warn(
+                  `target ${target}: ${path} stays encrypted for its earlier recipients: kubescribe holds no data key for it; a resync of the Secret re-encrypts it`,
+                );
+            },
+          },
+        }
+      : {}),
   });
   const limits = runtime.loaded.config.limits;
   const result = await publish({

@@ -2,8 +2,10 @@ import type { AuthMode, AuthorizedSource } from '../../api/auth';
 import type { BranchCommand } from '../../branch';
 import type { LoadedConfig, RepositoryConfig, TargetConfig } from '../../config';
 import type { PayloadStore } from '../../payloads';
+import type { KeyEscrowStore } from '../../payloads/key-escrow-store';
 import type { NormalizeTarget } from '../../resources';
-import { secretEncryptor } from '../../secrets/secret-encryption';
+import { secretEncryptor, targetEncryption } from '../../secrets/secret-encryption';
+import type { SopsEncryption } from '../../secrets/sops-document';
 import { type BranchKey, branchKeyFor } from './branch-key';
 
 /** A configured target with everything a request for it needs. */
@@ -14,12 +16,16 @@ export interface ResolvedTarget {
   sensitiveResources: readonly string[];
   /** Encrypts a Secret into its SOPS document; absent when the target has no `encryption`. */
   encryptSecret?: NormalizeTarget['encryptSecret'];
+  /** The recipients and derivation key its Secrets are encrypted with; absent without `encryption`. */
+  encryption?: SopsEncryption;
 }
 
 /** What every function of the app shares in one process, built once from the configuration. */
 export interface AppRuntime {
   loaded: LoadedConfig;
   payloads: PayloadStore;
+  /** Wrapped data keys of published Secret files, for re-wrapping them when recipients change. */
+  keyEscrow?: KeyEscrowStore;
   sources: AuthorizedSource[];
   authMode: AuthMode;
   targets: ReadonlyMap<string, ResolvedTarget>;
@@ -36,10 +42,12 @@ export const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 export function createAppRuntime({
   loaded,
   payloads,
+  keyEscrow,
   nowMs,
 }: {
   loaded: LoadedConfig;
   payloads: PayloadStore;
+  keyEscrow?: KeyEscrowStore;
   nowMs: () => number;
 }): AppRuntime {
   const { config, secrets } = loaded;
@@ -48,20 +56,20 @@ export function createAppRuntime({
   for (const target of config.targets) {
     const repository = repositories.get(target.repository)!;
     const key = secrets.encryptionKeys?.[target.name];
+    const encryption =
+      target.encryption && key
+        ? targetEncryption({
+            recipients: target.encryption.age.recipients,
+            key: key.reveal(),
+            target: target.name,
+          })
+        : undefined;
     targets.set(target.name, {
       config: target,
       repository,
       branch: branchKeyFor(repository.url, target.branch),
       sensitiveResources: config.sensitiveResources,
-      ...(target.encryption && key
-        ? {
-            encryptSecret: secretEncryptor({
-              recipients: target.encryption.age.recipients,
-              key: key.reveal(),
-              target: target.name,
-            }),
-          }
-        : {}),
+      ...(encryption ? { encryption, encryptSecret: secretEncryptor(encryption) } : {}),
     });
   }
   const sources = config.sources.map((source) => ({
@@ -72,6 +80,7 @@ export function createAppRuntime({
   return {
     loaded,
     payloads,
+    ...(keyEscrow ? { keyEscrow } : {}),
     sources,
     authMode: config.server.auth,
     targets,

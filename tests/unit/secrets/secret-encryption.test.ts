@@ -1,7 +1,11 @@
 import { ConfigInvalid, ConfigSecretMissing, type LoadedConfig, loadConfig } from '../../../shared/config';
 import { normalizeWatchEvents } from '../../../shared/resources';
 import { isAgeRecipient } from '../../../shared/secrets/age-recipient';
-import { secretEncryptor, secretLastModified } from '../../../shared/secrets/secret-encryption';
+import {
+  secretEncryptor,
+  secretLastModified,
+  targetEncryption,
+} from '../../../shared/secrets/secret-encryption';
 import { dataKeyWithAgeCli, newAgeIdentity, verifySopsDocument } from '../../support/secrets/sops-check';
 
 // As age-keygen printed them; the second differs from the first in its checksum only.
@@ -76,7 +80,9 @@ describe('a target’s Secret encryption', () => {
 
 describe('a Secret normalized for a target', () => {
   const identity = newAgeIdentity();
-  const encrypt = secretEncryptor({ recipients: [identity.recipient], key: KEY, target: 'prod' });
+  const encrypt = secretEncryptor(
+    targetEncryption({ recipients: [identity.recipient], key: KEY, target: 'prod' }),
+  );
 
   it('given no encryption then it is refused as before, naming the kind only', () => {
     const result = normalize([secret('p4ss-value')]);
@@ -92,7 +98,9 @@ describe('a Secret normalized for a target', () => {
     expect(first).toMatchObject({ path: 'clusters/prod/shop/secrets/db.sops.yaml', operation: 'upsert' });
     expect(again?.content).toBe(first?.content);
     expect(changed?.content).not.toBe(first?.content);
-    const otherKey = secretEncryptor({ recipients: [identity.recipient], key: `${KEY}x`, target: 'prod' });
+    const otherKey = secretEncryptor(
+      targetEncryption({ recipients: [identity.recipient], key: `${KEY}x`, target: 'prod' }),
+    );
     expect(normalize([secret('p4ss-value')], otherKey).changes[0]?.content).not.toBe(first?.content);
     const content = first?.content ?? '';
     expect(content).not.toContain(Buffer.from('p4ss-value').toString('base64'));
