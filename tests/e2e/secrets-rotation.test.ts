@@ -116,6 +116,10 @@ it('re-encrypts every Secret file and the backlog held through a Git outage for 
   expect(parse(await git(remote, 'show', 'main:clusters/prod/.sops.yaml')).creation_rules[0].age).toBe(
     newKey.recipient,
   );
+  // two published files by the rotation, two held ones by their own commits; none left behind
+  const { encryption } = (await app.http('GET', '/api/v1/targets/prod')).body;
+  expect(encryption.counts.kept).toBe(0);
+  expect(encryption.counts.rewrapped).toBeGreaterThanOrEqual(4);
 
   // the data keys kubescribe keeps are wrapped: no byte it wrote holds a value or its base64
   const written: Buffer[] = [Buffer.from(JSON.stringify(app.logs))];

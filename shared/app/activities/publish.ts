@@ -61,7 +61,8 @@ export async function runPublish(
           secrets: {
             encryptionFor: (target: string) => runtime.targets.get(target)?.encryption,
             escrow: runtime.keyEscrow,
-            written: (target: string, outcome: string, path: string) => {
+            written: (target: string, outcome: 'unchanged' | 'rewrapped' | 'kept', path: string) => {
+              runtime.encryptionCounters.published(target, outcome);
               if (outcome === 'kept')
                 warn(
                   `target ${target}: ${path} stays encrypted for its earlier recipients: kubescribe holds no data key for it; a resync of the Secret re-encrypts it`,

@@ -4,6 +4,7 @@ import type { LoadedConfig, RepositoryConfig, TargetConfig } from '../../config'
 import type { PayloadStore } from '../../payloads';
 import type { KeyEscrowStore } from '../../payloads/key-escrow-store';
 import type { NormalizeTarget } from '../../resources';
+import { createEncryptionCounters, type EncryptionCounters } from '../../secrets/encryption-counts';
 import { secretEncryptor, targetEncryption } from '../../secrets/secret-encryption';
 import type { SopsEncryption } from '../../secrets/sops-document';
 import { type BranchKey, branchKeyFor } from './branch-key';
@@ -18,6 +19,8 @@ export interface ResolvedTarget {
   encryptSecret?: NormalizeTarget['encryptSecret'];
   /** The recipients and derivation key its Secrets are encrypted with; absent without `encryption`. */
   encryption?: SopsEncryption;
+  /** Why its `encryption` cannot be used (it then refuses Secrets), and since when this instance knows. */
+  encryptionProblem?: { message: string; since: string };
 }
 
 /** What every function of the app shares in one process, built once from the configuration. */
@@ -33,6 +36,8 @@ export interface AppRuntime {
   bodyLimitBytes: number;
   /** The adapter's clock (ms since the epoch): when the HTTP layer must know how late it is. */
   nowMs: () => number;
+  /** What each target's Secret encryption did in this instance (shared/secrets/encryption-counts.ts). */
+  encryptionCounters: EncryptionCounters;
 }
 
 /** The contract's default body limit (docs/api.md). */
@@ -53,7 +58,10 @@ export function createAppRuntime({
   const { config, secrets } = loaded;
   const repositories = new Map(config.repositories.map((repository) => [repository.name, repository]));
   const targets = new Map<string, ResolvedTarget>();
+  const encryptionCounters = createEncryptionCounters();
+  const startedAt = new Date(nowMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   for (const target of config.targets) {
+    const problem = secrets.encryptionProblems?.[target.name];
     const repository = repositories.get(target.repository)!;
     const key = secrets.encryptionKeys?.[target.name];
     const encryption =
@@ -69,7 +77,10 @@ export function createAppRuntime({
       repository,
       branch: branchKeyFor(repository.url, target.branch),
       sensitiveResources: config.sensitiveResources,
-      ...(encryption ? { encryption, encryptSecret: secretEncryptor(encryption) } : {}),
+      ...(encryption
+        ? { encryption, encryptSecret: encryptionCounters.counted(target.name, secretEncryptor(encryption)) }
+        : {}),
+      ...(problem ? { encryptionProblem: { message: problem, since: startedAt } } : {}),
     });
   }
   const sources = config.sources.map((source) => ({
@@ -86,6 +97,7 @@ export function createAppRuntime({
     targets,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     nowMs,
+    encryptionCounters,
   };
 }
 
