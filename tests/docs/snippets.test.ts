@@ -46,9 +46,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /** Every environment variable a configuration names, set to a value of the right shape. */
 function variablesOf(config: unknown): Record<string, string> {
-  const names = [...JSON.stringify(config).matchAll(/"(?:tokenEnv|kubeconfigEnv)":"([A-Z0-9_]+)"/g)].map(
-    (match) => match[1]!,
-  );
+  const names = [
+    ...JSON.stringify(config).matchAll(/"(?:tokenEnv|kubeconfigEnv|keyEnv)":"([A-Z0-9_]+)"/g),
+  ].map((match) => match[1]!);
   return Object.fromEntries(names.map((name) => [name, `value-of-${name.toLowerCase()}-0123456789`]));
 }
 
@@ -81,6 +81,8 @@ describe.each(of('json', 'yaml').map((snippet) => [snippet.where, snippet] as co
           cwd: ROOT,
         });
         expect(loaded.config.targets.length).toBeGreaterThan(0);
+        // a misconfigured encryption loads (that target refuses Secrets): a page must show none
+        expect(loaded.secrets.encryptionProblems ?? {}).toEqual({});
       });
     }
     if (
