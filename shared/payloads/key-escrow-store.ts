@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerClient } from '@azure/storage-blob';
@@ -26,7 +27,7 @@ export function createFileKeyEscrow({ folder }: { folder: string }): KeyEscrowSt
     async put(name, wrapped) {
       const path = pathOf(name);
       await mkdir(join(path, '..'), { recursive: true });
-      const temporary = `${path}.${process.pid}.tmp`;
+      const temporary = `${path}.${randomUUID()}.tmp`;
       await writeFile(temporary, wrapped, { flush: true });
       await rename(temporary, path);
     },

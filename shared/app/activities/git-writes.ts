@@ -150,7 +150,7 @@ const TARGET_SECRET_FILE = '^[^/]+/secrets/[^/]+\\.sops\\.yaml$';
  * A rotation for each target of the batch with encryption, before its writes: when the target's
  * `.sops.yaml` names other recipients than configured, every Secret file of the target is
  * re-wrapped for the configured ones in this one commit (the Git layer skips it, reading one file,
- * when `.sops.yaml` is current). Its id names the recipients, so a retried publication finds it landed.
+ * when `.sops.yaml` is current).
  */
 function rotations(
   writes: readonly PendingWrite[],
@@ -170,7 +170,9 @@ function rotations(
     const recipients = encryption.recipients;
     const digest = createHash('sha256').update(recipients.join('\n')).digest('hex').slice(0, 16);
     result.push({
-      id: `rotation-${write.target}-${digest}`.slice(0, 200),
+      // named after the batch's first write as well: a retry of this batch finds it landed, and a
+      // later return to these recipients (A, B, A, B) is a rotation of its own, never taken as landed
+      id: `rotation.${write.target}.${digest}.${first.id}`.slice(0, 200),
       message: `Re-encrypt the Secrets of target ${write.target} for ${recipients.length} age recipient${recipients.length === 1 ? '' : 's'}`,
       author: identity,
       committer: identity,
