@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { app } from '@azure/functions';
 import { type AppRuntime, createAppRuntime } from '../shared/app/runtime/app-runtime';
 import { checkHosting, checkPublishTimeout, functionTimeoutMs } from '../shared/app/runtime/hosting';
 import { prepareLocalRepositories } from '../shared/app/runtime/local-repository';
@@ -7,6 +8,12 @@ import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
 
 let runtime: Promise<AppRuntime> | undefined;
+
+// A host that stops forgets the runtime, so the next start reads the configuration again, as a new
+// process does (the embedded host can start again in one process: its tests change recipients so).
+app.hook.appTerminate(() => {
+  runtime = undefined;
+});
 
 /**
  * The app's runtime for this process, built once from the environment (the app settings
@@ -27,6 +34,6 @@ async function build(): Promise<AppRuntime> {
   const hostJson = await readFile(join(process.cwd(), 'host.json'), 'utf8').then(JSON.parse, () => ({}));
   checkPublishTimeout(loaded, functionTimeoutMs(hostJson));
   await prepareLocalRepositories(loaded);
-  const payloads = await openPayloadStore({ setting: loaded.payloads });
-  return createAppRuntime({ loaded, payloads, nowMs: () => Date.now() });
+  const { keyEscrow, ...payloads } = await openPayloadStore({ setting: loaded.payloads });
+  return createAppRuntime({ loaded, payloads, keyEscrow, nowMs: () => Date.now() });
 }

@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml, YAMLError } from 'yaml';
+import { encryptionProblem } from '../secrets/encryption-problem';
 import { defaultConfigFile } from './default-config';
 import {
   ConfigInvalid,
@@ -26,6 +27,11 @@ export type ConfigSecrets = {
   sourceKubeconfigs: Record<string, Secret>;
   /** The encryption's derivation key per target name, for targets with `encryption` (docs/secrets.md). */
   encryptionKeys?: Record<string, Secret>;
+  /**
+   * Why a target's `encryption` cannot be used, per target name: that target refuses Secrets and
+   * shows the reason in its status; the app and the other targets run (docs/secrets.md).
+   */
+  encryptionProblems?: Record<string, string>;
 };
 
 /** Everything the app settings contract yields at start-up. */
@@ -191,19 +197,27 @@ function resolveSecrets(config: KubescribeConfig, env: Env, missing: MissingVari
     }
   });
   const encryptionKeys: Record<string, Secret> = {};
+  const encryptionProblems: Record<string, string> = {};
   config.targets.forEach((target, index) => {
     if (!target.encryption) return;
-    const usedBy = `targets[${index}].encryption.keyEnv`;
-    const key = read(target.encryption.keyEnv, usedBy);
-    if (key.reveal() !== '' && key.reveal().length < MIN_ENCRYPTION_KEY_CHARS) {
-      throw new ConfigInvalid('the environment', [
-        {
-          path: usedBy,
-          message: `names a variable holding fewer than ${MIN_ENCRYPTION_KEY_CHARS} characters`,
-        },
-      ]);
-    }
-    encryptionKeys[target.name] = key;
+    const where = `targets[${index}].encryption`;
+    const value = env[target.encryption.keyEnv];
+    const problem =
+      encryptionProblem(target.encryption.age.recipients, `${where}.age.recipients`) ??
+      (value === undefined || value === ''
+        ? `${where}.keyEnv names the variable ${target.encryption.keyEnv}, which is not set`
+        : value.length < MIN_ENCRYPTION_KEY_CHARS
+          ? `${where}.keyEnv names a variable holding fewer than ${MIN_ENCRYPTION_KEY_CHARS} characters`
+          : undefined);
+    if (problem) encryptionProblems[target.name] = problem;
+    else encryptionKeys[target.name] = new Secret(value!);
   });
-  return { repositoryTokens, repositoryAppKeys, sourceTokens, sourceKubeconfigs, encryptionKeys };
+  return {
+    repositoryTokens,
+    repositoryAppKeys,
+    sourceTokens,
+    sourceKubeconfigs,
+    encryptionKeys,
+    encryptionProblems,
+  };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { checkWritePath } from './check-write-path';
 import { rememberCommit } from './commit-summaries';
 import { formatCommit } from './format-commit';
@@ -90,6 +91,12 @@ function checkSizes(operation: GitOperation, maxObjectBytes: number): void {
   }
 }
 
+/** The SHA Git names a blob of these bytes by (without storing it). */
+export function blobOidOf(content: string | Uint8Array): string {
+  const bytes = asBuffer(content);
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
 function segmentsOf(path: string, inside: string): string[] {
   const checked = checkWritePath({ path, inside });
   if ('refused' in checked) throw new TreeConflict(checked.refused);
@@ -124,6 +131,23 @@ async function applyOperation(editor: TreeEditor, operation: GitOperation, targe
           : [];
       for (const file of files) await editor.put(file.segments, asBuffer(file.content));
       for (const path of existing) if (!wanted.has(path)) await editor.remove(path.split('/'));
+      return;
+    }
+    case 'rewrite': {
+      const marker = segmentsOf(operation.marker.path, target);
+      const wanted = asBuffer(operation.marker.content);
+      const current = await editor.blobOid(marker);
+      if (current === undefined || current === blobOidOf(wanted)) return;
+      const scope = operation.scope === '.' ? [] : segmentsOf(operation.scope, target);
+      const covered = new RegExp(operation.match);
+      const prefix = scope.length === 0 ? '' : `${scope.join('/')}/`;
+      const paths = (await editor.listFiles(scope)).filter((path) => covered.test(path.slice(prefix.length)));
+      for (const path of paths) {
+        const segments = path.split('/');
+        const after = await operation.rewrite(path, (await editor.blobOid(segments))!);
+        if (after !== undefined) await editor.put(segments, asBuffer(after));
+      }
+      await editor.put(marker, wanted);
       return;
     }
     default: {

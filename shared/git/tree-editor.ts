@@ -23,6 +23,8 @@ export type TreeEditor = {
   remove(segments: string[]): Promise<void>;
   /** Every file under a folder, as repository-relative paths. */
   listFiles(segments: string[]): Promise<string[]>;
+  /** A file's blob SHA as the tree has it now, or undefined when there is no file there. */
+  blobOid(segments: string[]): Promise<string | undefined>;
   /** Writes the changed trees into the store and returns the root tree's SHA. */
   writeTree(): string;
   /**
@@ -191,6 +193,11 @@ export function createTreeEditor({
       const out: string[] = [];
       await collect(node.dir, segments.join('/'), out);
       return out;
+    },
+    async blobOid(segments) {
+      const dir = await parentOf(segments, false);
+      const node = dir ? (await load(dir)).get(segments.at(-1)!) : undefined;
+      return node?.type === 'blob' ? node.oid : undefined;
     },
     writeTree() {
       return write(root) ?? store.add('tree', Buffer.alloc(0));

@@ -62,8 +62,30 @@ export const GitOperationSchema = z.discriminatedUnion('op', [
       prune: pruneModeSchema,
     })
     .strict(),
+  z
+    .object({
+      op: z.literal('rewrite'),
+      /**
+       * Says whether the files are stale: when the file at `marker.path` is absent (no such files
+       * were ever written) or has `marker.content` already, nothing else is read or written.
+       * Otherwise every file under `scope` whose path relative to it matches `match` is given to
+       * `rewrite` by its blob SHA (the object cache keeps no blobs: nothing is read from Git), which
+       * answers its new bytes or undefined to leave it; then the marker is put.
+       */
+      marker: z.object({ path: z.string(), content: ContentSchema }).strict(),
+      scope: z.string(),
+      match: z.string().max(512),
+      rewrite: z.custom<(path: string, blobOid: string) => Promise<Uint8Array | string | undefined>>(
+        (value) => typeof value === 'function',
+        'must be a function',
+      ),
+    })
+    .strict(),
 ]);
-/** One change to the tree: put a file, delete a path, or apply a scoped snapshot (mark and sweep). */
+/**
+ * One change to the tree: put a file, delete a path, apply a scoped snapshot (mark and sweep), or
+ * rewrite the files of a folder that a marker file says are stale (a target's Secrets re-wrapped).
+ */
 export type GitOperation = z.infer<typeof GitOperationSchema>;
 
 export const GitWriteSchema = z

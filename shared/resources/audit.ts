@@ -114,7 +114,7 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
     sensitiveResources: target.sensitiveResources,
   });
   if (sensitive && isRefused(sensitive, target))
-    return { ignored: sensitiveIgnored(refIdentity, sensitive, index) };
+    return { ignored: sensitiveIgnored(refIdentity, sensitive, index, target.encryptionProblem) };
   if (ref.subresource) {
     return ignore(
       'subresource',

@@ -87,4 +87,6 @@ export type NormalizeTarget = {
    * `{name}.sops.yaml`. Absent: the target does not encrypt, and Secrets are refused.
    */
   encryptSecret?: (secret: { object: KubeObject; plaintextYaml: string }) => string;
+  /** Why the target's encryption cannot be used: a Secret is refused with this reason. */
+  encryptionProblem?: string;
 };

@@ -15,12 +15,15 @@ export function sensitiveIgnored(
   identity: Partial<ResourceIdentity>,
   why: Sensitivity,
   index?: number,
+  encryptionProblem?: string,
 ): Ignored {
   const what = identity.kind || why.kind?.kind || identity.resource || 'object';
   const message =
     why.category === 'credential'
       ? `${what} carries credentials and is never recorded`
-      : `${what} is a sensitive resource and is not recorded (no encryption is configured)`;
+      : why.category === 'secret' && encryptionProblem
+        ? `${what} is not recorded: the target's encryption is misconfigured (${encryptionProblem})`
+        : `${what} is a sensitive resource and is not recorded (no encryption is configured)`;
   return {
     reason: 'sensitive-resource',
     message,
@@ -61,7 +64,7 @@ export function toChange({
 }): { change: Change } | { ignored: Ignored } | { outOfBounds: BoundsProblem; identity: ResourceIdentity } {
   const sensitive = sensitivity({ ...identity, sensitiveResources: target.sensitiveResources });
   if (sensitive && isRefused(sensitive, target))
-    return { ignored: sensitiveIgnored(identity, sensitive, index) };
+    return { ignored: sensitiveIgnored(identity, sensitive, index, target.encryptionProblem) };
   const encrypt = sensitive?.category === 'secret' ? target.encryptSecret : undefined;
   if (operation === 'upsert' && !object) throw new TypeError('toChange: an upsert needs its object');
   let content: string | undefined;

@@ -5,12 +5,16 @@ import {
   createPublicKey,
   diffieHellman,
   hkdfSync,
+  type KeyObject,
 } from 'node:crypto';
 import { ageRecipientKey } from './age-recipient';
 
-// DER prefixes of a raw X25519 private key (PKCS #8) and public key (SPKI), for node:crypto.
-const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
-const X25519_SPKI_PREFIX = Buffer.from('302a300506032b656e032100', 'hex');
+// A JWK is imported an order of magnitude faster than PKCS #8 DER (OpenSSL 3's decoders): 0.25 ms,
+// not 1.8 ms, per ephemeral key. Node takes the key from `d` and requires an `x` it does not use
+// (the share below is exported from the imported key, so it is always the key's own).
+const UNUSED_X = Buffer.alloc(32).toString('base64url');
+// Recipients' public keys, imported once: a target has a few, used for every Secret.
+const recipientKeys = new Map<string, KeyObject>();
 const MAX_CHUNK_BYTES = 64 * 1024;
 
 const raw64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');
@@ -45,19 +49,20 @@ export function ageEncryptArmored({
 
   const fileKey = derive('age file key').subarray(0, 16);
   const ephemeral = createPrivateKey({
-    key: Buffer.concat([X25519_PKCS8_PREFIX, derive('age ephemeral key')]),
-    format: 'der',
-    type: 'pkcs8',
+    key: { kty: 'OKP', crv: 'X25519', d: derive('age ephemeral key').toString('base64url'), x: UNUSED_X },
+    format: 'jwk',
   });
   const share = Buffer.from(createPublicKey(ephemeral).export({ format: 'jwk' }).x ?? '', 'base64url');
-  const shared = diffieHellman({
-    privateKey: ephemeral,
-    publicKey: createPublicKey({
-      key: Buffer.concat([X25519_SPKI_PREFIX, recipientKey]),
-      format: 'der',
-      type: 'spki',
-    }),
-  });
+  let publicKey = recipientKeys.get(recipient);
+  if (!publicKey) {
+    publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'X25519', x: recipientKey.toString('base64url') },
+      format: 'jwk',
+    });
+    if (recipientKeys.size >= 64) recipientKeys.clear();
+    recipientKeys.set(recipient, publicKey);
+  }
+  const shared = diffieHellman({ privateKey: ephemeral, publicKey });
   if (shared.every((byte) => byte === 0)) throw new TypeError('ageEncryptArmored: a low-order recipient key');
   const wrapKey = hkdf(shared, Buffer.concat([share, recipientKey]), 'age-encryption.org/v1/X25519');
   const body = chacha20Poly1305(wrapKey, Buffer.alloc(12), fileKey);

@@ -1,4 +1,4 @@
-import { createCipheriv, createHash, createHmac } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { parse } from 'yaml';
 import { renderYaml } from '../resources/render-yaml';
 import { ageEncryptArmored } from './age-wrap';
@@ -29,8 +29,10 @@ type Tree = Map<unknown, unknown> | unknown[] | string | number | boolean | null
  * additional data the value's key path joined by `:` plus a trailing `:`), everything else stays
  * readable, the 32-byte data key is wrapped for each recipient, and `mac` is the SHA-512 of every
  * value in document order, uppercase hex, encrypted with `lastmodified` as additional data.
- * Deterministic: the data key and the IVs derive from the derivation key, the recipients,
- * `lastModified` and the plaintext, so an unchanged Secret gives the same bytes.
+ * Deterministic: the data key and the IVs derive from the derivation key, `lastModified` and the
+ * plaintext, and each age stanza from the derivation key, the data key and its recipient, so an
+ * unchanged Secret gives the same bytes, and re-wrapping its data key for other recipients
+ * (`rewrapSopsDocument`) gives the very file a fresh encryption for them would.
  * @param plaintextYaml the sanitized Secret as `renderYaml` rendered it (kept in memory only).
  * @param lastModified RFC 3339 in UTC without fractions (sops re-formats it so for the MAC).
  */
@@ -42,12 +44,12 @@ export function encryptSopsDocument({
   plaintextYaml: string;
   lastModified: string;
   encryption: SopsEncryption;
-}): string {
+}): { document: string; dataKey: Buffer } {
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(lastModified)) {
     throw new TypeError('encryptSopsDocument: lastModified must be RFC 3339 in UTC without fractions');
   }
   const seed = createHmac('sha256', encryption.derivationKey)
-    .update(`kubescribe sops v1\0${encryption.recipients.join('\n')}\0${lastModified}\0${plaintextYaml}`)
+    .update(`kubescribe sops v2\0${lastModified}\0${plaintextYaml}`)
     .digest();
   const derive = (label: string) => createHmac('sha256', seed).update(label).digest();
   const dataKey = derive('data key');
@@ -73,16 +75,81 @@ export function encryptSopsDocument({
   if (!(encrypted instanceof Map)) throw new TypeError('encryptSopsDocument: the document is not a map');
 
   const sops = {
-    age: encryption.recipients.map((recipient) => ({
-      recipient,
-      enc: ageEncryptArmored({ recipient, plaintext: dataKey, seed }),
-    })),
+    age: ageStanzas(dataKey, encryption),
     lastmodified: lastModified,
     mac: encryptScalar(mac.digest('hex').toUpperCase(), dataKey, derive('mac iv'), lastModified),
     encrypted_regex: SOPS_ENCRYPTED_REGEX,
     version: SOPS_VERSION,
   };
-  return renderYaml(toPlain(encrypted) as Record<string, unknown>) + renderYaml({ sops });
+  return {
+    document: renderYaml(toPlain(encrypted) as Record<string, unknown>) + renderYaml({ sops }),
+    dataKey,
+  };
+}
+
+/** The data key wrapped for each recipient; the stanza's randomness derives from the data key alone. */
+function ageStanzas(dataKey: Buffer, encryption: SopsEncryption): { recipient: string; enc: string }[] {
+  const seed = createHmac('sha256', encryption.derivationKey)
+    .update('age stanzas\0')
+    .update(dataKey)
+    .digest();
+  return encryption.recipients.map((recipient) => ({
+    recipient,
+    enc: ageEncryptArmored({ recipient, plaintext: dataKey, seed }),
+  }));
+}
+
+/** The age recipients a SOPS document's data key is wrapped for, in file order. */
+export function sopsRecipients(document: string): string[] {
+  const block = sopsBlock(document);
+  const age = (block?.metadata as { age?: { recipient?: unknown }[] } | undefined)?.age ?? [];
+  return age.map((stanza) => String(stanza.recipient));
+}
+
+/**
+ * The same SOPS document with its data key wrapped for other recipients, as `sops updatekeys`
+ * does: every encrypted value, the MAC and `lastmodified` stay as they are. `dataKey` must be the
+ * document's (checked against its MAC, whose authentication tag fails under any other key).
+ */
+export function rewrapSopsDocument({
+  document,
+  dataKey,
+  encryption,
+}: {
+  document: string;
+  dataKey: Buffer;
+  encryption: SopsEncryption;
+}): string {
+  const block = sopsBlock(document);
+  if (!block) throw new TypeError('rewrapSopsDocument: not a SOPS document kubescribe wrote');
+  const metadata = block.metadata;
+  if (!decryptsMac(String(metadata.mac), dataKey, String(metadata.lastmodified)))
+    throw new TypeError('rewrapSopsDocument: the data key is not this document’s');
+  return block.body + renderYaml({ sops: { ...metadata, age: ageStanzas(dataKey, encryption) } });
+}
+
+function sopsBlock(document: string): { body: string; metadata: Record<string, unknown> } | undefined {
+  // The metadata block kubescribe writes last, at the top level of the document.
+  const at = document.startsWith('sops:\n') ? 0 : document.lastIndexOf('\nsops:\n') + 1;
+  if (at === 0 && !document.startsWith('sops:\n')) return undefined;
+  const parsed = parse(document.slice(at)) as { sops?: unknown } | null;
+  if (typeof parsed?.sops !== 'object' || parsed.sops === null) return undefined;
+  return { body: document.slice(0, at), metadata: parsed.sops as Record<string, unknown> };
+}
+
+function decryptsMac(value: string, key: Buffer, additionalData: string): boolean {
+  const match = /^ENC\[AES256_GCM,data:([^,]*),iv:([^,]+),tag:([^,]+),type:str\]$/.exec(value);
+  if (!match) return false;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(match[2]!, 'base64'));
+    decipher.setAAD(Buffer.from(additionalData));
+    decipher.setAuthTag(Buffer.from(match[3]!, 'base64'));
+    decipher.update(Buffer.from(match[1]!, 'base64'));
+    decipher.final();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A value's bytes as sops hashes and encrypts them (`ToBytes`: booleans as Python wrote them). */

@@ -53,7 +53,9 @@ const APP_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
 /** Every environment variable a configuration names, set to a value of the right shape. */
 function variablesOf(config: unknown): Record<string, string> {
   const text = JSON.stringify(config);
-  const names = [...text.matchAll(/"(?:tokenEnv|kubeconfigEnv)":"([A-Z0-9_]+)"/g)].map((match) => match[1]!);
+  const names = [...text.matchAll(/"(?:tokenEnv|kubeconfigEnv|keyEnv)":"([A-Z0-9_]+)"/g)].map(
+    (match) => match[1]!,
+  );
   const keys = [...text.matchAll(/"privateKeyEnv":"([A-Z0-9_]+)"/g)].map((match) => match[1]!);
   return Object.fromEntries([
     ...names.map((name) => [name, `value-of-${name.toLowerCase()}-0123456789`]),
@@ -90,6 +92,8 @@ describe.each(of('json', 'yaml').map((snippet) => [snippet.where, snippet] as co
           cwd: ROOT,
         });
         expect(loaded.config.targets.length).toBeGreaterThan(0);
+        // a misconfigured encryption loads (that target refuses Secrets): a page must show none
+        expect(loaded.secrets.encryptionProblems ?? {}).toEqual({});
       });
     }
     if (

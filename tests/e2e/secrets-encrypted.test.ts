@@ -58,17 +58,23 @@ const head = async () => (await git(remote, 'rev-parse', 'main')).trim();
 
 beforeAll(async () => {
   remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'ks-secrets-')), 'state.git'));
-  app = await startAppHost(
-    oneTargetConfig({
-      url: remote,
-      target: {
-        prune: 'Always',
-        encryption: { age: { recipients: [identity.recipient, other.recipient] }, keyEnv: 'KS_SOPS_KEY' },
-      },
-      limits: { pushCooldown: '0s' },
-    }),
-    { KS_SOPS_KEY: 'a-test-derivation-key-of-forty-characters' },
-  );
+  const config = oneTargetConfig({
+    url: remote,
+    target: {
+      prune: 'Always',
+      encryption: { age: { recipients: [identity.recipient, other.recipient] }, keyEnv: 'KS_SOPS_KEY' },
+    },
+    limits: { pushCooldown: '0s' },
+  }) as { targets: object[] };
+  // a second target whose recipient has a typo: it must not stop the app, nor ever write a Secret
+  config.targets.push({
+    name: 'typo',
+    repository: 'state',
+    branch: 'main',
+    path: 'clusters/typo',
+    encryption: { age: { recipients: [`${identity.recipient.slice(0, -1)}q`] }, keyEnv: 'KS_SOPS_KEY' },
+  });
+  app = await startAppHost(config, { KS_SOPS_KEY: 'a-test-derivation-key-of-forty-characters' });
 });
 
 afterAll(async () => {
@@ -125,6 +131,53 @@ describe('Secrets on a target with age recipients', () => {
     expect(verifySopsDocument(file, dataKeyWithAgeCli(file, identity)).data).toMatchObject({
       password: b64('another-value-entirely'),
     });
+  });
+
+  it('counts encryptions and unchanged skips in the target status', async () => {
+    const { body } = await app.http('GET', '/api/v1/targets/prod');
+    expect(body.encryption).toEqual({
+      recipients: 2,
+      ready: true,
+      // the first post, 100 repeats, the resync, the changed value; every repeat encrypted to the same file
+      counts: { attempts: 103, failures: 0, unchangedSkips: 101, rewrapped: 0, kept: 0 },
+    });
+    expect(body.conditions.map((condition: { type: string }) => condition.type)).not.toContain(
+      'EncryptionReady',
+    );
+  });
+
+  it('refuses Secrets on a target whose recipient is wrong, saying why in its status and answer', async () => {
+    const { body } = await app.http('GET', '/api/v1/targets/typo');
+    expect(body.encryption).toMatchObject({ ready: false, counts: { attempts: 0 } });
+    expect(body.conditions).toContainEqual({
+      type: 'EncryptionReady',
+      status: 'False',
+      reason: 'EncryptionMisconfigured',
+      message:
+        'Secrets are refused: targets[1].encryption.age.recipients[0] is not an age X25519 public key ("age1…", 62 characters, as age-keygen prints it)',
+      lastTransitionTime: expect.any(String),
+    });
+    const before = await head();
+    const answer = await app.http('POST', '/api/v1/targets/typo/events', {
+      events: [{ type: 'ADDED', resource: 'secrets', object: secret(PASSWORD) }],
+    });
+    expect(answer).toMatchObject({
+      status: 202,
+      body: {
+        accepted: 0,
+        ignored: 1,
+        ignoredReasons: [
+          {
+            reason: 'sensitive-resource',
+            message: expect.stringMatching(
+              /^Secret is not recorded: the target's encryption is misconfigured \(targets\[1\]/,
+            ),
+          },
+        ],
+      },
+    });
+    await app.advance(10_000);
+    expect(await head()).toBe(before);
   });
 
   it('records a Secret from the audit webhook, encrypted', async () => {

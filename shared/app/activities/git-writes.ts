@@ -1,7 +1,16 @@
+import { createHash } from 'node:crypto';
 import type { FailedOutcome, PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
 import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
-import { SOPS_RULES_FILE, sopsRules } from '../../secrets/secret-encryption';
+import { splitHeldSecret } from '../../secrets/key-escrow';
+import {
+  heldSecretFile,
+  type KeyEscrow,
+  publishedSecretFile,
+  SOPS_RULES_FILE,
+  sopsRules,
+} from '../../secrets/secret-encryption';
+import type { SopsEncryption } from '../../secrets/sops-document';
 
 /** The committer of a repository, from the configuration. */
 export interface Committer {
@@ -10,6 +19,15 @@ export interface Committer {
 }
 
 const ZERO_COMMIT = '0'.repeat(40);
+
+/** What a publication needs to write a target's Secrets for its current recipients. */
+export interface SecretFiles {
+  /** The target's encryption as configured now; undefined for a target without `encryption`. */
+  encryptionFor(target: string): SopsEncryption | undefined;
+  escrow: KeyEscrow;
+  /** Told how each Secret file was written: as held, re-wrapped, or kept (its data key unknown). */
+  written?(target: string, outcome: 'unchanged' | 'rewrapped' | 'kept', path: string): void;
+}
 
 /**
  * Turns the branch's pending writes into the Git executor's writes: payload references become YAML
@@ -23,15 +41,26 @@ export async function toGitWrites({
   committer,
   readPayload,
   snapshotParts,
+  secrets,
 }: {
   writes: readonly PendingWrite[];
   committer: Committer;
   readPayload: (ref: string) => Promise<Uint8Array>;
   snapshotParts: Readonly<Record<string, readonly string[]>>;
+  secrets?: SecretFiles;
 }): Promise<GitWrite[]> {
   const decoder = new TextDecoder();
   const text = async (ref: string) => decoder.decode(await readPayload(ref));
-  const result: GitWrite[] = [];
+  const result: GitWrite[] = rotations(writes, committer, secrets);
+  const secretFile = async <C extends Uint8Array | string>(write: PendingWrite, path: string, content: C) => {
+    if (!SECRET_FILE.test(path)) return content;
+    const held = typeof content === 'string' ? content : decoder.decode(content);
+    const encryption = secrets?.encryptionFor(write.target);
+    if (!encryption || !secrets) return splitHeldSecret(held).document;
+    const { file, outcome } = await heldSecretFile({ content: held, encryption, escrow: secrets.escrow });
+    secrets.written?.(write.target, outcome, path);
+    return file;
+  };
   for (const write of writes) {
     const timestamp = Math.floor(Date.parse(write.decidedAt) / 1000);
     const operations: GitOperation[] = [];
@@ -39,7 +68,11 @@ export async function toGitWrites({
       if (change.operation === 'delete') operations.push({ op: 'delete', path: change.path });
       else if (change.payloadRef)
         // the payload's bytes as they are: a blob is bytes, so no round trip through a string
-        operations.push({ op: 'put', path: change.path, content: await readPayload(change.payloadRef) });
+        operations.push({
+          op: 'put',
+          path: change.path,
+          content: await secretFile(write, change.path, await readPayload(change.payloadRef)),
+        });
     }
     if (write.snapshot) {
       const refs = snapshotParts[write.snapshot.payloadRef] ?? [write.snapshot.payloadRef];
@@ -47,7 +80,8 @@ export async function toGitWrites({
       const deletes: string[] = [];
       for (const ref of refs) {
         const part = snapshotPartPayloadSchema.parse(JSON.parse(await text(ref)));
-        files.push(...part.files);
+        for (const file of part.files)
+          files.push({ path: file.path, content: await secretFile(write, file.path, file.content) });
         deletes.push(...part.deletes);
       }
       operations.push({
@@ -58,7 +92,9 @@ export async function toGitWrites({
       });
       if (write.prune !== 'Never') for (const path of deletes) operations.push({ op: 'delete', path });
     }
-    operations.push(...sopsRulesFor(write.targetPath, operations));
+    operations.push(
+      ...sopsRulesFor(write.targetPath, operations, secrets?.encryptionFor(write.target)?.recipients),
+    );
     result.push({
       id: write.id,
       message: write.message,
@@ -85,21 +121,82 @@ const SECRET_FILE = /(^|\/)secrets\/[^/]+\.sops\.yaml$/;
 const RECIPIENT = /^ *(?:- )?recipient: "?(age1[0-9a-z]+)"?$/gm;
 
 /**
- * A write that puts an encrypted Secret also puts the target's `.sops.yaml`, for the recipients that
- * Secret was encrypted for (the last one written, when they differ: the newest configuration), so
- * `sops` edits and re-encrypts the target's files as kubescribe does. Identical bytes change nothing.
+ * A write that puts an encrypted Secret also puts the target's `.sops.yaml`, for the target's
+ * current recipients (else those the last Secret written was encrypted for), so `sops` edits and
+ * re-encrypts the target's files as kubescribe does. Identical bytes change nothing.
  */
-function sopsRulesFor(targetPath: string, operations: readonly GitOperation[]): GitOperation[] {
+function sopsRulesFor(
+  targetPath: string,
+  operations: readonly GitOperation[],
+  current: readonly string[] | undefined,
+): GitOperation[] {
   const files = operations.flatMap((operation) =>
     operation.op === 'put' ? [operation] : operation.op === 'snapshot' ? operation.files : [],
   );
   const secret = files.filter((file) => SECRET_FILE.test(file.path)).at(-1);
   if (!secret) return [];
   const text = typeof secret.content === 'string' ? secret.content : new TextDecoder().decode(secret.content);
-  const recipients = [...text.matchAll(RECIPIENT)].map((match) => match[1]!);
+  const recipients = current ?? [...text.matchAll(RECIPIENT)].map((match) => match[1]!);
   if (recipients.length === 0) return [];
-  const path = targetPath === '.' ? SOPS_RULES_FILE : `${targetPath}/${SOPS_RULES_FILE}`;
-  return [{ op: 'put', path, content: sopsRules(recipients) }];
+  return [{ op: 'put', path: rulesPath(targetPath), content: sopsRules(recipients) }];
+}
+
+const rulesPath = (targetPath: string) =>
+  targetPath === '.' ? SOPS_RULES_FILE : `${targetPath}/${SOPS_RULES_FILE}`;
+// A target's Secret files, relative to the target's folder: `<namespace>/secrets/<name>.sops.yaml`.
+const TARGET_SECRET_FILE = '^[^/]+/secrets/[^/]+\\.sops\\.yaml$';
+
+/**
+ * A rotation for each target of the batch with encryption, before its writes: when the target's
+ * `.sops.yaml` names other recipients than configured, every Secret file of the target is
+ * re-wrapped for the configured ones in this one commit (the Git layer skips it, reading one file,
+ * when `.sops.yaml` is current).
+ */
+function rotations(
+  writes: readonly PendingWrite[],
+  committer: Committer,
+  secrets: SecretFiles | undefined,
+): GitWrite[] {
+  if (!secrets || writes.length === 0) return [];
+  const first = writes[0]!;
+  const timestamp = Math.floor(Date.parse(first.decidedAt) / 1000);
+  const identity = { name: committer.name, email: committer.email, timestamp, timezoneOffset: 0 };
+  const seen = new Set<string>();
+  const result: GitWrite[] = [];
+  for (const write of writes) {
+    const encryption = secrets.encryptionFor(write.target);
+    if (!encryption || seen.has(write.target)) continue;
+    seen.add(write.target);
+    const recipients = encryption.recipients;
+    const digest = createHash('sha256').update(recipients.join('\n')).digest('hex').slice(0, 16);
+    result.push({
+      // named after the batch's first write as well: a retry of this batch finds it landed, and a
+      // later return to these recipients (A, B, A, B) is a rotation of its own, never taken as landed
+      id: `rotation.${write.target}.${digest}.${first.id}`.slice(0, 200),
+      message: `Re-encrypt the Secrets of target ${write.target} for ${recipients.length} age recipient${recipients.length === 1 ? '' : 's'}`,
+      author: identity,
+      committer: identity,
+      targetPath: write.targetPath,
+      operations: [
+        {
+          op: 'rewrite',
+          marker: { path: rulesPath(write.targetPath), content: sopsRules(recipients) },
+          scope: write.targetPath,
+          match: TARGET_SECRET_FILE,
+          rewrite: async (path, blobOid) => {
+            const { file, outcome } = await publishedSecretFile({
+              blobOid,
+              encryption,
+              escrow: secrets.escrow,
+            });
+            secrets.written?.(write.target, outcome, path);
+            return file;
+          },
+        },
+      ],
+    });
+  }
+  return result;
 }
 
 // The canonical layout (shared/resources/canonical-path.ts) as patterns over path segments: a sweep

@@ -58,6 +58,21 @@ export async function runPublish(
     committer: repository.committer,
     readPayload: batchPayloadReader(runtime.payloads),
     snapshotParts: inFlight.snapshotParts,
+    ...(runtime.keyEscrow
+      ? {
+          secrets: {
+            encryptionFor: (target: string) => runtime.targets.get(target)?.encryption,
+            escrow: runtime.keyEscrow,
+            written: (target: string, outcome: 'unchanged' | 'rewrapped' | 'kept', path: string) => {
+              runtime.encryptionCounters.published(target, outcome);
+              if (outcome === 'kept')
+                warn(
+                  `target ${target}: ${path} stays encrypted for its earlier recipients: kubescribe holds no data key for it; a resync of the Secret re-encrypts it`,
+                );
+            },
+          },
+        }
+      : {}),
   });
   const limits = runtime.loaded.config.limits;
   const result = await publish({

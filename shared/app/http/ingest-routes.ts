@@ -219,6 +219,7 @@ function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
     sensitiveResources: target.sensitiveResources,
     renderBudget: { leftBytes: REQUEST_RENDERED_BYTES },
     ...(target.encryptSecret ? { encryptSecret: target.encryptSecret } : {}),
+    ...(target.encryptionProblem ? { encryptionProblem: target.encryptionProblem.message } : {}),
   };
 }
 

@@ -18,6 +18,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
   const state = await branchHandle(runtime, gateway, target).read();
   const status = state ? publicationStatus(state.branch, request.at) : undefined;
   const refused = state ? refusedWrites(state.branch, target.config.name) : { count: 0, recent: [] };
+  const problem = target.encryptionProblem;
   return {
     status: 200,
     body: {
@@ -25,10 +26,33 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       repository: repositoryForDisplay(target.repository.url),
       branch: target.config.branch,
       path: target.config.path,
-      conditions: [...(status?.conditions ?? []), ...(refused.condition ? [refused.condition] : [])],
+      conditions: [
+        ...(status?.conditions ?? []),
+        ...(refused.condition ? [refused.condition] : []),
+        ...(problem
+          ? [
+              {
+                type: 'EncryptionReady',
+                status: 'False',
+                reason: 'EncryptionMisconfigured',
+                message: `Secrets are refused: ${problem.message}`,
+                lastTransitionTime: problem.since,
+              },
+            ]
+          : []),
+      ],
       publication: publicationView(status),
       window: status?.window ?? { open: false, changes: 0 },
       refusedWrites: { count: refused.count, recent: refused.recent },
+      ...(target.config.encryption
+        ? {
+            encryption: {
+              recipients: target.config.encryption.age.recipients.length,
+              ready: problem === undefined,
+              counts: runtime.encryptionCounters.of(target.config.name),
+            },
+          }
+        : {}),
     },
   };
 }

@@ -2,8 +2,11 @@ import type { AuthMode, AuthorizedSource } from '../../api/auth';
 import type { BranchCommand } from '../../branch';
 import type { LoadedConfig, RepositoryConfig, TargetConfig } from '../../config';
 import type { PayloadStore } from '../../payloads';
+import type { KeyEscrowStore } from '../../payloads/key-escrow-store';
 import type { NormalizeTarget } from '../../resources';
-import { secretEncryptor } from '../../secrets/secret-encryption';
+import { createEncryptionCounters, type EncryptionCounters } from '../../secrets/encryption-counts';
+import { secretEncryptor, targetEncryption } from '../../secrets/secret-encryption';
+import type { SopsEncryption } from '../../secrets/sops-document';
 import { type BranchKey, branchKeyFor } from './branch-key';
 
 /** A configured target with everything a request for it needs. */
@@ -14,12 +17,18 @@ export interface ResolvedTarget {
   sensitiveResources: readonly string[];
   /** Encrypts a Secret into its SOPS document; absent when the target has no `encryption`. */
   encryptSecret?: NormalizeTarget['encryptSecret'];
+  /** The recipients and derivation key its Secrets are encrypted with; absent without `encryption`. */
+  encryption?: SopsEncryption;
+  /** Why its `encryption` cannot be used (it then refuses Secrets), and since when this instance knows. */
+  encryptionProblem?: { message: string; since: string };
 }
 
 /** What every function of the app shares in one process, built once from the configuration. */
 export interface AppRuntime {
   loaded: LoadedConfig;
   payloads: PayloadStore;
+  /** Wrapped data keys of published Secret files, for re-wrapping them when recipients change. */
+  keyEscrow?: KeyEscrowStore;
   sources: AuthorizedSource[];
   authMode: AuthMode;
   targets: ReadonlyMap<string, ResolvedTarget>;
@@ -27,6 +36,8 @@ export interface AppRuntime {
   bodyLimitBytes: number;
   /** The adapter's clock (ms since the epoch): when the HTTP layer must know how late it is. */
   nowMs: () => number;
+  /** What each target's Secret encryption did in this instance (shared/secrets/encryption-counts.ts). */
+  encryptionCounters: EncryptionCounters;
 }
 
 /** The contract's default body limit (docs/api.md). */
@@ -36,32 +47,40 @@ export const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 export function createAppRuntime({
   loaded,
   payloads,
+  keyEscrow,
   nowMs,
 }: {
   loaded: LoadedConfig;
   payloads: PayloadStore;
+  keyEscrow?: KeyEscrowStore;
   nowMs: () => number;
 }): AppRuntime {
   const { config, secrets } = loaded;
   const repositories = new Map(config.repositories.map((repository) => [repository.name, repository]));
   const targets = new Map<string, ResolvedTarget>();
+  const encryptionCounters = createEncryptionCounters();
+  const startedAt = new Date(nowMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   for (const target of config.targets) {
+    const problem = secrets.encryptionProblems?.[target.name];
     const repository = repositories.get(target.repository)!;
     const key = secrets.encryptionKeys?.[target.name];
+    const encryption =
+      target.encryption && key
+        ? targetEncryption({
+            recipients: target.encryption.age.recipients,
+            key: key.reveal(),
+            target: target.name,
+          })
+        : undefined;
     targets.set(target.name, {
       config: target,
       repository,
       branch: branchKeyFor(repository.url, target.branch),
       sensitiveResources: config.sensitiveResources,
-      ...(target.encryption && key
-        ? {
-            encryptSecret: secretEncryptor({
-              recipients: target.encryption.age.recipients,
-              key: key.reveal(),
-              target: target.name,
-            }),
-          }
+      ...(encryption
+        ? { encryption, encryptSecret: encryptionCounters.counted(target.name, secretEncryptor(encryption)) }
         : {}),
+      ...(problem ? { encryptionProblem: { message: problem, since: startedAt } } : {}),
     });
   }
   const sources = config.sources.map((source) => ({
@@ -72,11 +91,13 @@ export function createAppRuntime({
   return {
     loaded,
     payloads,
+    ...(keyEscrow ? { keyEscrow } : {}),
     sources,
     authMode: config.server.auth,
     targets,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     nowMs,
+    encryptionCounters,
   };
 }
 

@@ -1,7 +1,11 @@
-import { ConfigInvalid, ConfigSecretMissing, type LoadedConfig, loadConfig } from '../../../shared/config';
+import { type LoadedConfig, loadConfig } from '../../../shared/config';
 import { normalizeWatchEvents } from '../../../shared/resources';
 import { isAgeRecipient } from '../../../shared/secrets/age-recipient';
-import { secretEncryptor, secretLastModified } from '../../../shared/secrets/secret-encryption';
+import {
+  secretEncryptor,
+  secretLastModified,
+  targetEncryption,
+} from '../../../shared/secrets/secret-encryption';
 import { dataKeyWithAgeCli, newAgeIdentity, verifySopsDocument } from '../../support/secrets/sops-check';
 
 // As age-keygen printed them; the second differs from the first in its checksum only.
@@ -45,25 +49,38 @@ describe('a target’s Secret encryption', () => {
   });
 
   it.each([
-    ['a bad checksum', [BAD_CHECKSUM], 'targets.0.encryption.age.recipients.0'],
-    ['an age secret key', ['AGE-SECRET-KEY-1QQQ'], 'targets.0.encryption.age.recipients.0'],
-    ['no recipient', [], 'targets.0.encryption.age.recipients'],
-    ['a recipient twice', [RECIPIENT, RECIPIENT], 'targets.0.encryption.age.recipients'],
-  ])('given %s when loaded then the recipient list is refused by its path', async (_, recipients, path) => {
-    const error = await load({ age: { recipients }, keyEnv: 'SOPS_KEY' }).catch((thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(ConfigInvalid);
-    expect(
-      (error as ConfigInvalid).data.issues.map((issue) => issue.path.replace(/\[(\d+)\]/g, '.$1')),
-    ).toContain(path);
-  });
+    ['a bad checksum', [BAD_CHECKSUM], 'targets[0].encryption.age.recipients[0] is not an age X25519'],
+    [
+      'an age secret key',
+      ['AGE-SECRET-KEY-1QQQ'],
+      'targets[0].encryption.age.recipients[0] is not an age X25519',
+    ],
+    ['no recipient', [], 'targets[0].encryption.age.recipients lists no age recipient'],
+    [
+      'a recipient twice',
+      [RECIPIENT, RECIPIENT],
+      'targets[0].encryption.age.recipients[1] lists a recipient twice',
+    ],
+  ])(
+    'given %s when loaded then the target has a problem naming the field, and no key',
+    async (_, recipients, problem) => {
+      const loaded = await load({ age: { recipients }, keyEnv: 'SOPS_KEY' });
+      expect(loaded.secrets.encryptionProblems?.prod).toContain(problem);
+      expect(loaded.secrets.encryptionProblems?.prod).not.toContain('AGE-SECRET-KEY');
+      expect(loaded.secrets.encryptionKeys?.prod).toBeUndefined();
+    },
+  );
 
-  it('given the key variable unset or short when loaded then start-up stops naming it, never a value', async () => {
+  it('given the key variable unset or short when loaded then the target has a problem naming it, never a value', async () => {
     const encryption = { age: { recipients: [RECIPIENT] }, keyEnv: 'SOPS_KEY' };
-    expect(await load(encryption, {}).catch((thrown: unknown) => thrown)).toBeInstanceOf(ConfigSecretMissing);
-    const short = await load(encryption, { SOPS_KEY: 'short-key' }).catch((thrown: unknown) => thrown);
-    expect(short).toBeInstanceOf(ConfigInvalid);
-    expect((short as Error).message).toContain('targets[0].encryption.keyEnv');
-    expect((short as Error).message).not.toContain('short-key');
+    expect((await load(encryption, {})).secrets.encryptionProblems?.prod).toBe(
+      'targets[0].encryption.keyEnv names the variable SOPS_KEY, which is not set',
+    );
+    const short = await load(encryption, { SOPS_KEY: 'short-key' });
+    expect(short.secrets.encryptionProblems?.prod).toBe(
+      'targets[0].encryption.keyEnv names a variable holding fewer than 32 characters',
+    );
+    expect(JSON.stringify(short.secrets)).not.toContain('short-key');
   });
 
   it('checks age recipients by their Bech32 checksum and length', () => {
@@ -76,7 +93,9 @@ describe('a target’s Secret encryption', () => {
 
 describe('a Secret normalized for a target', () => {
   const identity = newAgeIdentity();
-  const encrypt = secretEncryptor({ recipients: [identity.recipient], key: KEY, target: 'prod' });
+  const encrypt = secretEncryptor(
+    targetEncryption({ recipients: [identity.recipient], key: KEY, target: 'prod' }),
+  );
 
   it('given no encryption then it is refused as before, naming the kind only', () => {
     const result = normalize([secret('p4ss-value')]);
@@ -92,7 +111,9 @@ describe('a Secret normalized for a target', () => {
     expect(first).toMatchObject({ path: 'clusters/prod/shop/secrets/db.sops.yaml', operation: 'upsert' });
     expect(again?.content).toBe(first?.content);
     expect(changed?.content).not.toBe(first?.content);
-    const otherKey = secretEncryptor({ recipients: [identity.recipient], key: `${KEY}x`, target: 'prod' });
+    const otherKey = secretEncryptor(
+      targetEncryption({ recipients: [identity.recipient], key: `${KEY}x`, target: 'prod' }),
+    );
     expect(normalize([secret('p4ss-value')], otherKey).changes[0]?.content).not.toBe(first?.content);
     const content = first?.content ?? '';
     expect(content).not.toContain(Buffer.from('p4ss-value').toString('base64'));
