@@ -17,6 +17,9 @@ RUN ["node", "-e", "new (require('/app/node_modules/better-sqlite3'))(':memory:'
 FROM ${BASE}
 COPY --from=checked /app /app
 WORKDIR /app
+LABEL org.opencontainers.image.title=kubescribe \
+      org.opencontainers.image.description="kubescribe: serve (the app on the embedded host) or forward (the forwarder)" \
+      org.opencontainers.image.licenses=Apache-2.0
 ENV NODE_ENV=production \
     HOME=/tmp \
     KUBESCRIBE_DATA=/var/lib/kubescribe

@@ -1,14 +1,15 @@
 /**
  * `npm start`: runs the project's Functions app (package.json "main") in the embedded host.
  * Data stays in KUBESCRIBE_DATA (default .kubescribe/); the app's configuration (KUBESCRIBE_CONFIG)
- * says where to listen (`server.host`/`server.port`, default 127.0.0.1:7071; PORT overrides the port).
+ * says where to listen (`server.host`/`server.port`, default 127.0.0.1:7071; PORT overrides the port);
+ * KUBESCRIBE_TLS_CERT_FILE and KUBESCRIBE_TLS_KEY_FILE make it serve HTTPS.
  * Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { startHost } from '../../embedded';
-import { loadConfig } from '../../shared/config';
+import { loadConfig, readTlsSetting } from '../../shared/config';
 
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..', '..', '..');
@@ -17,12 +18,14 @@ async function main(): Promise<void> {
   // so that a loopback-only configuration with auth disabled is never served on another interface.
   const loaded = await loadConfig({ env: process.env, readFile: (path) => readFile(path, 'utf8') });
   const { config, dataDir } = loaded;
+  const tls = await readTlsSetting({ env: process.env, readFile: (path) => readFile(path, 'utf8') });
   const host = await startHost({
     appEntry: join(root, pkg.main ?? 'dist/functions/index.js'),
     dataDir,
     host: config.server.host,
     port: config.server.port,
     hostJson: join(root, 'host.json'),
+    tls,
     // publications (tree building, packing) on a thread of their own, so that intake keeps its own
     activityThreads: 1,
   });

@@ -66,6 +66,8 @@ export function buildImage({ tag = defaultImageTag() }: { tag?: string } = {}): 
     ],
     { inherit: true },
   );
+  // The tag moved to the new image; on vfs every old one is a full copy of its file system.
+  buildah(['rmi', '--prune']);
   return buildah(['inspect', '--type', 'image', '--format', '{{.FromImageID}}', tag]);
 }
 

@@ -20,3 +20,4 @@ export {
   type TargetConfig,
 } from './schema';
 export { Secret } from './secret';
+export { readTlsSetting, type TlsSetting } from './tls-setting';
