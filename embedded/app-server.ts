@@ -50,7 +50,7 @@ export async function startAppServer(
 ): Promise<{ server: Server; url: string }> {
   const allowed = allowedHostNames(options.host, options.allowedHosts);
   let inFlight = 0;
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const hostProblem = hostHeaderProblem(req.headers.host, allowed);
     if (hostProblem) {
       const error = hostProblem.status === 400 ? 'invalid-input' : 'misdirected-request';
