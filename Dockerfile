@@ -3,7 +3,8 @@
 # the build context is the folder it stages (the compiled app and its production dependencies, no
 # sources, no dev dependencies), and BASE is Node 20 with its libraries, assembled from the build
 # machine because no registry is assumed. On a machine with a registry, BASE can be any glibc Node 20
-# image with a user 65532 (e.g. gcr.io/distroless/nodejs20-debian12:nonroot).
+# image with `node` on its PATH (e.g. node:20-bookworm-slim); the data folder is then made writable by
+# the volume (fsGroup 65532 in deploy/kubescribe).
 ARG BASE=localhost/kubescribe-node:20
 
 # Stage 1: the app's files on the base, checked: the build fails here, not at the first start, when
