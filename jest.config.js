@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
+  // The image's tests build it (minutes): `npm run test:image` runs them (jest.image.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/image/'],
   transform: {
     // Types are checked once by `npm run typecheck`; the test run only transpiles (tsconfig's
     // `isolatedModules` lets ts-jest compile each file on its own).

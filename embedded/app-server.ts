@@ -8,6 +8,7 @@
  * a body that grows past the limit while it is read is answered 413 by the host.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { HostContext } from './host-context';
 import { allowedHostNames, hostHeaderProblem } from './host-header';
@@ -31,6 +32,14 @@ export interface AppServerOptions {
   maxConcurrentRequests: number;
   /** Host names the server answers to besides loopback names and the address it is bound to. */
   allowedHosts?: readonly string[];
+  /** PEM certificate chain and key: serve HTTPS (what admission webhooks and the forwarder require). */
+  tls?: AppServerTls;
+}
+
+/** The app server's certificate, PEM. */
+export interface AppServerTls {
+  cert: string | Buffer;
+  key: string | Buffer;
 }
 
 /** Starts the app server on `host:port` (port 0 picks a free one). */
@@ -41,7 +50,7 @@ export async function startAppServer(
 ): Promise<{ server: Server; url: string }> {
   const allowed = allowedHostNames(options.host, options.allowedHosts);
   let inFlight = 0;
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const hostProblem = hostHeaderProblem(req.headers.host, allowed);
     if (hostProblem) {
       const error = hostProblem.status === 400 ? 'invalid-input' : 'misdirected-request';
@@ -72,14 +81,17 @@ export async function startAppServer(
       });
       sendJson(res, 500, { error: 'internal-error', message: 'The function failed.' });
     });
-  });
+  };
+  const server: Server = options.tls
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handle)
+    : createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
   });
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { server, url: `http://${shownHost}:${port}` };
+  return { server, url: `${options.tls ? 'https' : 'http'}://${shownHost}:${port}` };
 }
 
 /** Answers without reading the body, and closes the connection rather than drain a body nobody wants. */

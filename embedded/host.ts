@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { type ActivityThreads, startActivityThreads } from './activity-threads';
-import { startAppServer } from './app-server';
+import { type AppServerTls, startAppServer } from './app-server';
 import { type ClientApi, clientApi } from './client-api';
 import { type Clock, realClock } from './clock';
 import { installCoreModule, type RegisteredFunction, registry } from './core-module';
@@ -51,6 +51,8 @@ export interface HostOptions {
    * takes any name.
    */
   allowedHosts?: string[];
+  /** A certificate and key (PEM) to serve the app over HTTPS instead of HTTP. */
+  tls?: AppServerTls;
   logger?: Logger;
   /** 'full' adds an fsync per commit (survives power loss); 'normal' survives a killed process. */
   synchronous?: 'normal' | 'full';
@@ -185,6 +187,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     bodyLimitBytes,
     maxConcurrentRequests: options.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS,
     allowedHosts: options.allowedHosts,
+    tls: options.tls,
   }).catch(async (error: unknown) => {
     // The port is taken (or refused): nothing ran yet, so give back what was opened.
     await closeServer(rpc.server);
@@ -196,7 +199,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
   appOrigin = app.url;
   // getClient() rewrites management URLs to localhost:7071 unless WEBSITE_HOSTNAME names the host.
   if (!process.env.WEBSITE_HOSTNAME || process.env.WEBSITE_HOSTNAME.includes('0.0.0.0')) {
-    process.env.WEBSITE_HOSTNAME = appOrigin.replace(/^http:\/\//, '');
+    process.env.WEBSITE_HOSTNAME = appOrigin.replace(/^https?:\/\//, '');
   }
   for (const hook of registry.hooks.get('appStart') ?? []) {
     await hook({ hookData: {}, appHookData: {}, functionAppDirectory: process.cwd() });

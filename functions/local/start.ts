@@ -1,7 +1,8 @@
 /**
  * `npm start`: runs the project's Functions app (package.json "main") in the embedded host.
  * Data stays in KUBESCRIBE_DATA (default .kubescribe/); the app's configuration (KUBESCRIBE_CONFIG)
- * says where to listen (`server.host`/`server.port`, default 127.0.0.1:7071; PORT overrides the port).
+ * says where to listen (`server.host`/`server.port`, default 127.0.0.1:7071; PORT overrides the port);
+ * KUBESCRIBE_TLS_CERT_FILE and KUBESCRIBE_TLS_KEY_FILE make it serve HTTPS.
  * Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
  */
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { startHost } from '../../embedded';
 import { prepareLocalRepositories } from '../../shared/app/runtime/local-repository';
 import { explainStartFailure, startBanner } from '../../shared/app/runtime/start-messages';
-import { loadConfig } from '../../shared/config';
+import { loadConfig, readTlsSetting } from '../../shared/config';
 
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..', '..', '..');
@@ -21,12 +22,14 @@ async function main(): Promise<void> {
   const { config, dataDir } = loaded;
   // Before listening: a wrong local repository stops start-up now, not at the first publication.
   await prepareLocalRepositories(loaded);
+  const tls = await readTlsSetting({ env: process.env, readFile: (path) => readFile(path, 'utf8') });
   const host = await startHost({
     appEntry: join(root, pkg.main ?? 'dist/functions/index.js'),
     dataDir,
     host: config.server.host,
     port: config.server.port,
     hostJson: join(root, 'host.json'),
+    tls,
     // publications (tree building, packing) on a thread of their own, so that intake keeps its own
     activityThreads: 1,
   }).catch((error: unknown) => {

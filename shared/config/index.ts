@@ -22,3 +22,4 @@ export {
   type TargetConfig,
 } from './schema';
 export { Secret } from './secret';
+export { readTlsSetting, type TlsSetting } from './tls-setting';

@@ -9,6 +9,7 @@ import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../shared/config';
 import { parseForwarderConfig } from '../../shared/forwarder/config';
+import { validateObjects } from '../support/kube-schemas/validate-objects';
 
 const ROOT = join(__dirname, '..', '..');
 const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)].filter((page) =>
@@ -149,4 +150,48 @@ describe('the audit policy', () => {
       'deletecollection',
     );
   });
+});
+
+describe('the Kubernetes objects of the docs', () => {
+  // Groups whose schemas kubernetes-models and @kubernetes-models/cert-manager carry; CommitRequests
+  // (kubescribe.dev) are checked by their CRD's tests, kubeconfigs and apiserver files are not objects.
+  const checked =
+    /^(v1|(apps|rbac\.authorization\.k8s\.io|admissionregistration\.k8s\.io|networking\.k8s\.io|apiextensions\.k8s\.io|cert-manager\.io)\/v1)$/;
+  const objects = of('yaml').flatMap((snippet) =>
+    documents(snippet)
+      .filter(
+        (document): document is Record<string, unknown> =>
+          isRecord(document) &&
+          typeof document.apiVersion === 'string' &&
+          checked.test(document.apiVersion) &&
+          document.kind !== 'Config',
+      )
+      .map((object) => ({ where: snippet.where, object })),
+  );
+
+  it('are found on the pages that show them', () => {
+    expect(new Set(objects.map(({ object }) => object.kind))).toEqual(
+      new Set(['ValidatingWebhookConfiguration', 'ClusterRole', 'ClusterRoleBinding']),
+    );
+  });
+
+  it('are valid against the Kubernetes schemas', () => {
+    const verdicts = validateObjects(objects.map(({ object }) => object));
+    expect(
+      verdicts.flatMap((verdict, index) =>
+        verdict.problem ? [`${objects[index]?.where}: ${verdict.problem}`] : [],
+      ),
+    ).toEqual([]);
+  });
+});
+
+it('run-in-kubernetes.md shows the configuration deploy/kubescribe ships', () => {
+  const shown = of('yaml').filter(
+    (snippet) =>
+      snippet.where.startsWith('docs/run-in-kubernetes.md:') && /^repositories:/m.test(snippet.text),
+  );
+  const configMap = parseAllDocuments(
+    readFileSync(join(ROOT, 'deploy', 'kubescribe', 'base', 'configmap.yaml'), 'utf8'),
+  )[0]?.toJS() as { data: Record<string, string> };
+  expect(shown.map((snippet) => snippet.text)).toEqual([configMap.data['config.yaml']]);
 });

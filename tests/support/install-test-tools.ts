@@ -2,8 +2,8 @@
 // `npm install && npm test` works on a fresh machine of this project's kind (root, Debian packages).
 import { execFileSync } from 'node:child_process';
 
-/** Debian packages the tests use, by the command each provides. */
-const TOOLS: Record<string, string> = { age: 'age' };
+/** Debian packages the tests use, by the command each provides (kubectl renders deploy/'s kustomizations). */
+const TOOLS: Record<string, string> = { age: 'age', kubectl: 'kubectl' };
 
 function has(command: string): boolean {
   try {

@@ -1,0 +1,142 @@
+// The files of the deployable app, shared by the zip (`npm run package`, infra/package-app.ts) and the
+// image's build context (`npm run image`, infra/image/build-image.ts): the compiled JavaScript, the
+// production dependencies, host.json and a package.json without the dev-time fields.
+//
+// Production dependencies are taken from the installed node_modules, chosen by package-lock.json:
+// every package the lockfile does not mark `dev`, each checked against the lockfile's version. That
+// is what `npm ci --omit=dev` would install, without the network and without rebuilding
+// better-sqlite3, whose binary is the one the tests ran against. The binary is why the app must be
+// packaged on the platform it runs on (Linux x64, Node 20).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { KubescribeError } from '../shared/errors';
+
+const ROOT = resolve(__dirname, '..');
+/** The platform Azure Functions Flex Consumption and the image run kubescribe on (native modules must match). */
+const TARGET = { platform: 'linux', arch: 'x64', nodeMajor: '20' };
+/** package.json fields for development and installation: they name tools or files the app does not hold. */
+const DEV_TIME_FIELDS = ['devDependencies', 'scripts', 'bin', 'allowScripts'];
+
+/** Packaging cannot produce a correct zip; the message says what to fix. */
+export class PackageError extends KubescribeError<{ problem: string }> {
+  static readonly code = 'PackageError';
+  readonly code = PackageError.code;
+  constructor(problem: string) {
+    super(problem, { problem });
+  }
+}
+
+export interface Entry {
+  path: string;
+  source: string | Buffer;
+}
+
+interface LockPackage {
+  version?: string;
+  dev?: boolean;
+  optional?: boolean;
+  dependencies?: Record<string, string>;
+}
+
+function readJson<T>(path: string): T {
+  return JSON.parse(readFileSync(path, 'utf8')) as T;
+}
+
+/** Files under `dir` (recursively), sorted, as paths relative to it with `/` separators. */
+function walk(dir: string, skip: (relativePath: string, isDir: boolean) => boolean = () => false): string[] {
+  const out: string[] = [];
+  const visit = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      const full = join(current, name);
+      const rel = relative(dir, full).split(sep).join('/');
+      const isDir = statSync(full).isDirectory();
+      if (skip(rel, isDir)) continue;
+      if (isDir) visit(full);
+      else out.push(rel);
+    }
+  };
+  visit(dir);
+  return out;
+}
+
+/** The compiled JavaScript of the folders tsconfig.build.json compiles, without maps or orphans. */
+function compiledFiles(distDir: string): Entry[] {
+  const { include } = readJson<{ include: string[] }>(join(ROOT, 'tsconfig.build.json'));
+  const entries: Entry[] = [];
+  for (const folder of include) {
+    if (!existsSync(join(distDir, folder))) continue;
+    for (const file of walk(join(distDir, folder))) {
+      if (!file.endsWith('.js')) continue;
+      // A .js whose source is gone is left over from an earlier build; nothing current requires it.
+      if (!existsSync(join(ROOT, folder, file.replace(/\.js$/, '.ts')))) {
+        process.stderr.write(
+          `skipped ${folder}/${file}: no source ${folder}/${file.replace(/\.js$/, '.ts')}\n`,
+        );
+        continue;
+      }
+      entries.push({ path: `dist/${folder}/${file}`, source: join(distDir, folder, file) });
+    }
+  }
+  return entries;
+}
+
+/** Every production package of the lockfile, as installed, minus native build leftovers. */
+function productionDependencies(lock: { packages: Record<string, LockPackage> }): Entry[] {
+  const entries: Entry[] = [];
+  for (const [key, info] of Object.entries(lock.packages)) {
+    if (!key.startsWith('node_modules/') || info.dev) continue;
+    const dir = join(ROOT, key);
+    if (!existsSync(dir)) {
+      if (info.optional) continue;
+      throw new PackageError(`${key} is in package-lock.json but not installed: run npm ci`);
+    }
+    const installed = readJson<{ version?: string }>(join(dir, 'package.json')).version;
+    if (info.version && installed !== info.version) {
+      throw new PackageError(`${key} is ${installed} but package-lock.json says ${info.version}: run npm ci`);
+    }
+    // node-gyp's build folder holds object files and intermediate copies next to the addon; only
+    // build/<Release|Debug>/<name>.node is loaded.
+    const native = existsSync(join(dir, 'binding.gyp'));
+    const skip = (rel: string, isDir: boolean) =>
+      rel === 'node_modules' ||
+      (native && !isDir && rel.startsWith('build/') && !/^build\/[^/]+\/[^/]+\.node$/.test(rel));
+    for (const file of walk(dir, skip)) entries.push({ path: `${key}/${file}`, source: join(dir, file) });
+  }
+  return entries;
+}
+
+/** Collects the zip's entries from the repository and the compiled output in `distDir`. */
+export function collect(distDir: string): Entry[] {
+  const [major] = process.versions.node.split('.');
+  if (process.platform !== TARGET.platform || process.arch !== TARGET.arch || major !== TARGET.nodeMajor) {
+    throw new PackageError(
+      `the package carries native modules for this machine (${process.platform}-${process.arch}, Node ${process.versions.node}); ` +
+        `build it on ${TARGET.platform}-${TARGET.arch} with Node ${TARGET.nodeMajor}, the platform Azure runs`,
+    );
+  }
+  const pkg = readJson<Record<string, unknown> & { main: string; dependencies: Record<string, string> }>(
+    join(ROOT, 'package.json'),
+  );
+  const lock = readJson<{ packages: Record<string, LockPackage> }>(join(ROOT, 'package-lock.json'));
+  const locked = lock.packages['']?.dependencies ?? {};
+  for (const [name, range] of Object.entries(pkg.dependencies)) {
+    if (locked[name] !== range) {
+      throw new PackageError(
+        `package-lock.json is out of date for ${name}@${range}: run npm install, then npm ci`,
+      );
+    }
+  }
+  const manifest = Object.fromEntries(
+    Object.entries(pkg).filter(([field]) => !DEV_TIME_FIELDS.includes(field)),
+  );
+  const entries: Entry[] = [
+    { path: 'host.json', source: join(ROOT, 'host.json') },
+    { path: 'package.json', source: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) },
+    ...compiledFiles(distDir),
+    ...productionDependencies(lock),
+  ];
+  if (!entries.some((e) => e.path === pkg.main)) {
+    throw new PackageError(`the app's entry ${pkg.main} is not in ${distDir}: run npm run build first`);
+  }
+  return entries;
+}

@@ -1,0 +1,226 @@
+// deploy/kubescribe (kubescribe in the cluster it records) and deploy/forwarder, as `kubectl kustomize`
+// renders them: every object valid against the Kubernetes and cert-manager OpenAPI schemas (offline),
+// and the pieces agreeing with each other and with the app (the configuration loads as the service
+// loads it; names, ports, Secrets and addresses line up).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { loadConfig } from '../../../shared/config';
+import { parseForwarderConfig } from '../../../shared/forwarder/config';
+import { kustomize, validateObjects } from '../../support/kube-schemas/validate-objects';
+
+const DEPLOY = join(__dirname, '..', '..', '..', 'deploy');
+const VERSION = (JSON.parse(readFileSync(join(DEPLOY, '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
+
+// biome-ignore lint/suspicious/noExplicitAny: rendered manifests are read field by field and checked by the schemas
+type K8sObject = any;
+
+const rendered = {
+  base: kustomize(join(DEPLOY, 'kubescribe', 'base')) as K8sObject[],
+  certManager: kustomize(join(DEPLOY, 'kubescribe', 'cert-manager')) as K8sObject[],
+  forwarder: kustomize(join(DEPLOY, 'kubescribe', 'forwarder')) as K8sObject[],
+  forwarderAlone: kustomize(join(DEPLOY, 'forwarder')) as K8sObject[],
+};
+const find = (objects: K8sObject[], kind: string, name?: string): K8sObject => {
+  const found = objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  if (!found) throw new Error(`no ${kind}${name ? `/${name}` : ''}`);
+  return found;
+};
+const objects = rendered.certManager;
+const statefulSet = find(objects, 'StatefulSet', 'kubescribe');
+const pod = statefulSet.spec.template;
+const container = pod.spec.containers[0];
+const service = find(objects, 'Service', 'kubescribe');
+const configMap = find(objects, 'ConfigMap', 'kubescribe');
+const envValue = (name: string): string | undefined =>
+  container.env.find((e: { name: string }) => e.name === name)?.value;
+const mountOf = (volume: string): string =>
+  container.volumeMounts.find((m: { name: string }) => m.name === volume).mountPath;
+const volume = (name: string): K8sObject => pod.spec.volumes.find((v: { name: string }) => v.name === name);
+const serviceHost = `${service.metadata.name}.${service.metadata.namespace}.svc`;
+
+async function loadShippedConfig() {
+  return loadConfig({
+    env: {
+      KUBESCRIBE_CONFIG_CONTENT: configMap.data['config.yaml'],
+      KUBESCRIBE_DATA: envValue('KUBESCRIBE_DATA'),
+      GIT_TOKEN: 'git-token-value',
+      CLUSTER_TOKEN: 'cluster-token-value',
+      CLUSTER_KUBECONFIG: configMap.data['status.kubeconfig'],
+    },
+    readFile: async () => {
+      throw new Error('no file is read');
+    },
+  });
+}
+
+describe('the rendered objects', () => {
+  it.each(Object.entries(rendered))('of %s are valid against the Kubernetes schemas', (_name, list) => {
+    expect(list.length).toBeGreaterThan(3);
+    expect(validateObjects(list).filter((verdict) => verdict.problem !== null)).toEqual([]);
+  });
+
+  it('would be refused by the schemas when a field has the wrong type', () => {
+    const broken = structuredClone(statefulSet);
+    broken.spec.replicas = 'one';
+    broken.spec.template.spec.containers[0].ports[0].containerPort = 'https';
+    const [verdict] = validateObjects([broken]);
+    expect(verdict?.problem).toMatch(/replicas/);
+  });
+
+  it('all live in the kubescribe namespace, but for the cluster-scoped ones', () => {
+    const clusterScoped = ['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition'];
+    const scoped = [...objects, ...rendered.forwarder].filter(
+      (o) => !clusterScoped.includes(o.kind) && o.kind !== 'ValidatingWebhookConfiguration',
+    );
+    expect(new Set(scoped.map((o) => o.metadata.namespace))).toEqual(new Set(['kubescribe']));
+  });
+});
+
+describe('kubescribe in the cluster', () => {
+  it('runs the image npm run image builds, its serve command, one replica with its data on a claim', () => {
+    expect(container.image).toBe(`kubescribe:${VERSION}`);
+    expect(container.args).toEqual(['serve']);
+    expect(statefulSet.spec.replicas).toBe(1);
+    expect(statefulSet.spec.volumeClaimTemplates.map((c: K8sObject) => c.metadata.name)).toEqual(['data']);
+    expect(mountOf('data')).toBe(envValue('KUBESCRIBE_DATA'));
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    });
+    expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532 });
+  });
+
+  it('ships a configuration the service loads, listening on every interface of the pod with auth required', async () => {
+    const { config } = await loadShippedConfig();
+    expect(config.server).toEqual({ host: '0.0.0.0', port: 7071, auth: 'required' });
+  });
+
+  it('gives the container every variable the configuration names', async () => {
+    const { config } = await loadShippedConfig();
+    const named = [
+      ...config.repositories.flatMap((r) => (r.auth ? [r.auth.tokenEnv] : [])),
+      ...config.sources.flatMap((s) => [s.tokenEnv, ...(s.kubeconfigEnv ? [s.kubeconfigEnv] : [])]),
+    ];
+    const given = container.env.map((e: { name: string }) => e.name);
+    for (const variable of named) expect(given).toContain(variable);
+    const kubeconfig = container.env.find((e: { name: string }) => e.name === 'CLUSTER_KUBECONFIG');
+    expect(kubeconfig.valueFrom.configMapKeyRef).toEqual({ name: 'kubescribe', key: 'status.kubeconfig' });
+  });
+
+  it('writes CommitRequest status with the pod’s service account, and may do nothing else', () => {
+    const kubeconfig = parse(configMap.data['status.kubeconfig']);
+    expect(kubeconfig.clusters[0].cluster.server).toBe('https://kubernetes.default.svc');
+    expect(kubeconfig.users[0].user['auth-provider'].config.tokenFile).toBe(
+      '/var/run/secrets/kubernetes.io/serviceaccount/token',
+    );
+    const binding = find(objects, 'ClusterRoleBinding', 'kubescribe-commitrequest-status');
+    expect(binding.subjects).toEqual([
+      {
+        kind: 'ServiceAccount',
+        name: pod.spec.serviceAccountName,
+        namespace: statefulSet.metadata.namespace,
+      },
+    ]);
+    expect(find(objects, 'ClusterRole', binding.roleRef.name).rules).toEqual([
+      { apiGroups: ['kubescribe.dev'], resources: ['commitrequests/status'], verbs: ['get', 'update'] },
+    ]);
+    expect(find(objects, 'CustomResourceDefinition').metadata.name).toBe('commitrequests.kubescribe.dev');
+  });
+
+  it('is reached through the Service, on the port the configuration listens on, over HTTPS', async () => {
+    const { config } = await loadShippedConfig();
+    expect(pod.metadata.labels).toMatchObject(service.spec.selector);
+    const port = service.spec.ports[0];
+    const target = container.ports.find((p: { name: string }) => p.name === port.targetPort);
+    expect(target.containerPort).toBe(config.server.port);
+    expect(port.port).toBe(443);
+    expect(container.readinessProbe.httpGet).toEqual({
+      path: '/api/healthz',
+      port: 'https',
+      scheme: 'HTTPS',
+    });
+    const policy = find(objects, 'NetworkPolicy', 'kubescribe');
+    expect(pod.metadata.labels).toMatchObject(policy.spec.podSelector.matchLabels);
+    expect(
+      policy.spec.ingress.flatMap((rule: K8sObject) => rule.ports.map((p: K8sObject) => p.port)),
+    ).toEqual([config.server.port]);
+  });
+
+  it('serves the certificate cert-manager issues for the names the webhooks and the forwarder use', () => {
+    const certificate = find(objects, 'Certificate', 'kubescribe-tls');
+    expect(volume('tls').secret.secretName).toBe(certificate.spec.secretName);
+    expect(envValue('KUBESCRIBE_TLS_CERT_FILE')).toBe(`${mountOf('tls')}/tls.crt`);
+    expect(envValue('KUBESCRIBE_TLS_KEY_FILE')).toBe(`${mountOf('tls')}/tls.key`);
+    expect(certificate.spec.dnsNames).toContain(serviceHost);
+    expect(certificate.spec.ipAddresses).toEqual([service.spec.clusterIP]);
+    const issuer = find(objects, 'Issuer', certificate.spec.issuerRef.name);
+    expect(issuer.metadata.namespace).toBe(certificate.metadata.namespace);
+  });
+
+  it('hears of CommitRequests through the admission webhook, by the Service, with the injected CA', () => {
+    const webhook = find(objects, 'ValidatingWebhookConfiguration');
+    const certificate = find(objects, 'Certificate', 'kubescribe-tls');
+    expect(webhook.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
+      `${certificate.metadata.namespace}/${certificate.metadata.name}`,
+    );
+    expect(webhook.webhooks[0].clientConfig.service).toEqual({
+      name: service.metadata.name,
+      namespace: service.metadata.namespace,
+      path: '/api/v1/admission',
+      port: service.spec.ports[0].port,
+    });
+    expect(webhook.webhooks[0]).toMatchObject({ failurePolicy: 'Ignore', sideEffects: 'NoneOnDryRun' });
+  });
+});
+
+describe('the control plane’s files', () => {
+  const file = (name: string) =>
+    parse(readFileSync(join(DEPLOY, 'kubescribe', 'control-plane', name), 'utf8'));
+
+  it('post audit events to a target of the configuration at the Service’s pinned address', async () => {
+    const { config } = await loadShippedConfig();
+    const server = new URL(file('audit-webhook.kubeconfig').clusters[0].cluster.server);
+    expect(server.protocol).toBe('https:');
+    expect(server.hostname).toBe(service.spec.clusterIP);
+    const target = /^\/api\/v1\/targets\/([^/]+)\/audit$/.exec(server.pathname)?.[1];
+    expect(config.targets.map((t) => t.name)).toContain(target);
+  });
+
+  it('give the admission webhook’s calls a token, under the name the apiserver looks up', () => {
+    expect(file('admission.kubeconfig').users.map((u: { name: string }) => u.name)).toEqual([serviceHost]);
+    expect(file('admission-config.yaml').plugins[0].configuration.kubeConfigFile).toBe(
+      '/etc/kubernetes/kubescribe/admission.kubeconfig',
+    );
+  });
+});
+
+describe('the forwarder next to kubescribe', () => {
+  const deployment = find(rendered.forwarder, 'Deployment', 'kubescribe-forwarder');
+  const forwarder = deployment.spec.template.spec.containers[0];
+  const config = parseForwarderConfig(
+    find(rendered.forwarder, 'ConfigMap', 'kubescribe-forwarder').data['forwarder.yaml'],
+  );
+
+  it('runs the same image with the forward command', () => {
+    expect(forwarder.image).toBe(container.image);
+    expect(find(rendered.forwarderAlone, 'Deployment').spec.template.spec.containers[0].image).toBe(
+      container.image,
+    );
+    expect(forwarder.args[0]).toBe('forward');
+  });
+
+  it('posts to the Service over HTTPS, to a target of the configuration, trusting the certificate’s CA', async () => {
+    const { config: service } = await loadShippedConfig();
+    expect(new URL(config.kubescribe.url).hostname).toBe(serviceHost);
+    expect(service.targets.map((t) => t.name)).toContain(config.kubescribe.target);
+    const ca = forwarder.env.find((e: { name: string }) => e.name === 'NODE_EXTRA_CA_CERTS').value;
+    const mount = forwarder.volumeMounts.find((m: { mountPath: string }) => ca.startsWith(`${m.mountPath}/`));
+    const secret = deployment.spec.template.spec.volumes.find(
+      (v: { name: string }) => v.name === mount.name,
+    ).secret;
+    expect(secret.secretName).toBe(volume('tls').secret.secretName);
+    expect(ca).toBe(`${mount.mountPath}/${secret.items[0].path}`);
+  });
+});
