@@ -100,7 +100,7 @@ describe('kubescribe in the cluster', () => {
   it('gives the container every variable the configuration names', async () => {
     const { config } = await loadShippedConfig();
     const named = [
-      ...config.repositories.flatMap((r) => (r.auth ? [r.auth.tokenEnv] : [])),
+      ...config.repositories.flatMap((r) => (r.auth?.kind === 'static' ? [r.auth.tokenEnv] : [])),
       ...config.sources.flatMap((s) => [s.tokenEnv, ...(s.kubeconfigEnv ? [s.kubeconfigEnv] : [])]),
     ];
     const given = container.env.map((e: { name: string }) => e.name);
