@@ -5,6 +5,7 @@ import type { PayloadStore } from '../../payloads';
 import type { NormalizeTarget } from '../../resources';
 import { secretEncryptor } from '../../secrets/secret-encryption';
 import { type BranchKey, branchKeyFor } from './branch-key';
+import { type SourceActivity, sourceActivity } from './source-activity';
 
 /** A configured target with everything a request for it needs. */
 export interface ResolvedTarget {
@@ -27,6 +28,8 @@ export interface AppRuntime {
   bodyLimitBytes: number;
   /** The adapter's clock (ms since the epoch): when the HTTP layer must know how late it is. */
   nowMs: () => number;
+  /** When each source last sent, for the quiet-source alarm (`sources[].quietAfter`). */
+  activity: SourceActivity;
 }
 
 /** The contract's default body limit (docs/api.md). */
@@ -68,6 +71,7 @@ export function createAppRuntime({
     name: source.name,
     token: secrets.sourceTokens[source.name]!.reveal(),
     targets: source.targets,
+    access: source.access,
   }));
   return {
     loaded,
@@ -77,6 +81,14 @@ export function createAppRuntime({
     targets,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     nowMs,
+    activity: sourceActivity(
+      config.sources.flatMap((source) =>
+        source.quietAfter === undefined
+          ? []
+          : [{ source: source.name, targets: source.targets, quietAfterMs: source.quietAfter }],
+      ),
+      nowMs(),
+    ),
   };
 }
 
@@ -106,6 +118,7 @@ export function settingsCommands(runtime: AppRuntime, target: ResolvedTarget, at
       window: target.config.window,
       prune: target.config.prune,
       parentBranch: target.config.parentBranch ?? null,
+      suspend: target.config.suspend,
     },
   ];
 }
