@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
+  // The browser tests run on their own (`npm run test:browser`, jest.browser.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/browser/'],
   transform: {
     // Types are checked once by `npm run typecheck`; the test run only transpiles (tsconfig's
     // `isolatedModules` lets ts-jest compile each file on its own).
