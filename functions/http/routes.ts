@@ -1,4 +1,5 @@
 import { discardBranchWrites, getBranch } from '../../shared/app/http/branch-routes';
+import { getHistory } from '../../shared/app/http/history-routes';
 import {
   completeSnapshot,
   postAdmission,
@@ -22,6 +23,7 @@ import { route } from './route';
 // The HTTP contract v1 (docs/api.md). Function names are stable: they appear in logs and metrics.
 route('v1-targets', 'v1/targets', { GET: listTargets });
 route('v1-target', 'v1/targets/{target}', { GET: getTarget });
+route('v1-target-history', 'v1/targets/{target}/history', { GET: getHistory });
 route('v1-target-pending', 'v1/targets/{target}/pending', { GET: listPending });
 route('v1-target-events', 'v1/targets/{target}/events', { POST: postEvents });
 route('v1-target-audit', 'v1/targets/{target}/audit', { POST: postAudit });

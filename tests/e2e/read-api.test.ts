@@ -145,6 +145,32 @@ describe('the read API', () => {
     expect(listed.body.targets[0].lastPush).toMatchObject({ commit, url: null });
   });
 
+  it('shows the driver’s recent steps from the host’s history, newest first', async () => {
+    const commit = (await git(remote, 'rev-parse', 'main')).trim();
+    const answer = await app.http('GET', '/api/v1/targets/prod/history', undefined, READER);
+    expect(answer.status).toBe(200);
+    const steps: { at: string; kind: string; detail: string }[] = answer.body.steps;
+    expect(steps.map((step) => step.at)).toEqual([...steps.map((step) => step.at)].sort().reverse());
+    expect(steps).toContainEqual(expect.objectContaining({ kind: 'plan', detail: 'publish attempt-1' }));
+    expect(steps).toContainEqual(
+      expect.objectContaining({
+        kind: 'publication',
+        detail: expect.stringMatching(
+          new RegExp(`^published, head ${commit.slice(0, 12)} \\(\\d+\\.\\ds\\)$`),
+        ),
+      }),
+    );
+    expect(steps).toContainEqual(
+      expect.objectContaining({ kind: 'recorded', detail: 'RecordPublicationResult' }),
+    );
+    expect(steps.map((step) => step.kind)).toEqual(expect.arrayContaining(['timer', 'timer-fired', 'wake']));
+    const two = await app.http('GET', '/api/v1/targets/prod/history?limit=2', undefined, READER);
+    expect(two.body.steps).toEqual(steps.slice(0, 2));
+    expect((await app.http('GET', '/api/v1/targets/prod/history?limit=0', undefined, READER)).status).toBe(
+      400,
+    );
+  });
+
   it('refuses bad paging with 400 naming the parameter', async () => {
     for (const query of ['limit=0', 'limit=501', 'limit=ten', 'cursor=-1']) {
       const answer = await app.http('GET', `/api/v1/targets/prod/pending?${query}`, undefined, READER);
