@@ -100,6 +100,8 @@ it('shows a posted change pending, then pushed with its commit', async () => {
   await expectText(prod('[data-field="lastPush"]'), new RegExp(commit.slice(0, 12)));
   await expectText(prod('[data-field="pending"]'), /^0 write\(s\)/);
   await expectText(prod('[data-badge="ready"]'), /Ready/);
+  await prod('[data-panel="history"] summary').click();
+  await expectText(prod('[data-step="publication"]'), new RegExp(`published, head ${commit.slice(0, 12)}`));
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-pushed.png'), fullPage: true });
   expect(consoleErrors).toEqual([]);
 });
