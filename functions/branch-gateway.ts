@@ -71,6 +71,13 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
       await client.raiseEvent(instanceId, WAKE_EVENT, null);
     },
 
+    async driverHistory(branchKey) {
+      const status = await client
+        .getStatus(driverInstanceId(branchKey), { showHistory: true, showHistoryOutput: true })
+        .catch(() => undefined);
+      return status?.history === undefined ? undefined : [...status.history];
+    },
+
     async withdraw({ branchKey, saveId, at, target }) {
       const instanceId = withdrawalInstanceId(branchKey, `${target}.${saveId}`, at);
       await client.startNew(WITHDRAW_SAVE, { instanceId, input: { branchKey, saveId, at, target } });

@@ -1,5 +1,6 @@
 // The app's entry point (package.json "main"): importing a module registers its functions.
 import './healthz';
+import './dashboard';
 import './driver-keeper';
 import './http/routes';
 import './activities/publish';

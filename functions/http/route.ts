@@ -70,6 +70,7 @@ export function route(
 function routeRequest(request: HttpRequest, at: string): RouteRequest {
   return {
     params: request.params,
+    query: (name) => request.query.get(name),
     header: (name) => request.headers.get(name),
     body: {
       contentType: request.headers.get('content-type'),

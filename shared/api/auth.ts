@@ -5,16 +5,18 @@ import { ApiError } from './errors';
 export interface AuthorizedSource {
   name: string;
   token: string;
-  /** Target names this source may write, or `['*']`. */
+  /** Target names this source may write (or only read, with `access: 'read'`), or `['*']`. */
   targets: readonly string[];
+  /** `read`: the source may read status and lists, never write. */
+  access: 'write' | 'read';
 }
 
 export type AuthMode = 'required' | 'disabled';
 
 /** The source a request authenticated as (`anonymous` with every target when auth is disabled). */
-export type AuthenticatedSource = Pick<AuthorizedSource, 'name' | 'targets'>;
+export type AuthenticatedSource = Pick<AuthorizedSource, 'name' | 'targets' | 'access'>;
 
-const ANONYMOUS: AuthenticatedSource = { name: 'anonymous', targets: ['*'] };
+const ANONYMOUS: AuthenticatedSource = { name: 'anonymous', targets: ['*'], access: 'write' };
 
 /**
  * Finds the source whose token the request carries (401 when none does). Tokens are compared in
@@ -39,10 +41,28 @@ export function authenticateSource(input: {
   return match;
 }
 
-/** Refuses with 403 a target the authenticated source may not write. */
+/** Refuses with 403 a target the authenticated source may not write, and every write of a read-only source. */
 export function checkWriteAccess(source: AuthenticatedSource, target: string): void {
+  checkReadOnly(source);
   if (!source.targets.includes('*') && !source.targets.includes(target)) {
     throw new ApiError('forbidden', `Source "${source.name}" may not write target "${target}".`);
+  }
+}
+
+/** Refuses with 403 a target the authenticated source may not read (one it does not list). */
+export function checkReadAccess(source: AuthenticatedSource, target: string): void {
+  if (!source.targets.includes('*') && !source.targets.includes(target)) {
+    throw new ApiError('forbidden', `Source "${source.name}" may not read target "${target}".`);
+  }
+}
+
+/** Refuses with 403 any write by a source configured `access: read`. */
+export function checkReadOnly(source: AuthenticatedSource): void {
+  if (source.access === 'read') {
+    throw new ApiError(
+      'forbidden',
+      `Source "${source.name}" is read-only (access: read): it may read status and lists, not write.`,
+    );
   }
 }
 

@@ -15,6 +15,10 @@ export const API_ERRORS = {
   'branch-not-found': { status: 404, summary: 'No branch of that key has state here.' },
   'method-not-allowed': { status: 405, summary: 'The route does not take that method.' },
   'save-held': { status: 409, summary: 'The save is attached or committed; it can no longer be withdrawn.' },
+  'suspended-by-configuration': {
+    status: 409,
+    summary: 'The target is suspended by its configuration; only the configuration can resume it.',
+  },
   'payload-too-large': { status: 413, summary: 'The body is over the configured limit.' },
   'unsupported-media-type': { status: 415, summary: 'The body is not JSON.' },
   'intake-paused': {

@@ -156,7 +156,11 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
     window: windowTimingSchema.optional(),
     prune: pruneModeSchema.optional(),
     parentBranch: z.string().min(1).nullable().optional(),
+    /** The configuration's `suspend`: true suspends the target, false lifts the configuration's suspension. */
+    suspend: z.boolean().optional(),
   }),
+  z.strictObject({ type: z.literal('SuspendTarget'), at: instant, target: name }),
+  z.strictObject({ type: z.literal('ResumeTarget'), at: instant, target: name }),
   z.strictObject({ type: z.literal('ConfigureBranch'), at: instant, limits: branchLimitsSchema.partial() }),
 ]);
 

@@ -1,5 +1,6 @@
 import type { CommandOf } from './commands';
 import { type Decision, record, targetSettings } from './context';
+import type { SuspendedBy } from './facts';
 import { type BranchLimits, stricterPrune, type TargetSettings } from './settings';
 import { storedWriteId } from './storage';
 
@@ -40,6 +41,9 @@ export function changeSettings(decision: Decision, command: CommandOf<'ChangeSet
     if (looser.length > 0)
       record(decision, { type: 'PruneTightened', target: command.target, prune, writeIds: looser });
   }
+  if (command.suspend !== undefined) {
+    suspension(decision, command.target, 'configuration', command.suspend);
+  }
   if (command.parentBranch !== undefined && command.parentBranch !== decision.state.parentBranch) {
     const recovering = decision.state.publication.recovery !== undefined && decision.state.publication.retry;
     record(decision, {
@@ -48,6 +52,16 @@ export function changeSettings(decision: Decision, command: CommandOf<'ChangeSet
       ...(recovering ? { probeDueAt: decision.at } : {}),
     });
   }
+}
+
+/**
+ * Suspends a target for `by`, or lifts that suspension (a target stays suspended while the other
+ * one holds). Its accepted work is kept; `planPublication` holds the branch while it is pending.
+ */
+export function suspension(decision: Decision, target: string, by: SuspendedBy, suspend: boolean): void {
+  const current = decision.state.suspended[target];
+  if (suspend && !current?.[by]) record(decision, { type: 'TargetSuspended', target, by });
+  if (!suspend && current?.[by]) record(decision, { type: 'TargetResumed', target, by });
 }
 
 /** Changes branch-wide limits; they apply from the next decision that reads them. */

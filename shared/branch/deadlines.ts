@@ -1,7 +1,7 @@
 import { type Decision, record } from './context';
 import type { Deadline, DeadlinePurpose } from './model';
 import { receiptExpiryMs } from './saves';
-import { type BranchState, deadlineKey } from './state';
+import { type BranchState, deadlineKey, publicationHeldBy } from './state';
 import { toIso, toMs } from './time';
 import { windowCloseDue } from './windows';
 
@@ -38,7 +38,9 @@ function wantedDeadlines(state: BranchState): WantedDeadline[] {
     wanted.push({ purpose: 'receipt-expiry', owner: BRANCH, dueMs: receiptMs });
 
   const publication = state.publication;
-  if (!publication.inFlight && !publication.probe && state.pending.length > 0) {
+  // A suspended target's pending write holds publication: no retry or cooldown is due until it resumes.
+  const held = publicationHeldBy(state) !== undefined;
+  if (!publication.inFlight && !publication.probe && state.pending.length > 0 && !held) {
     if (publication.retry) {
       const probing = publication.recovery !== undefined && !publication.recovery.parentSeen;
       wanted.push({

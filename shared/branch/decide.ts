@@ -1,5 +1,5 @@
 import type { BranchCommand } from './commands';
-import { changeSettings, configureBranch } from './configure';
+import { changeSettings, configureBranch, suspension } from './configure';
 import type { Decision } from './context';
 import { fireDueDeadlines, reconcileDeadlines } from './deadlines';
 import { discardPendingWrites } from './discard';
@@ -58,6 +58,12 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
       break;
     case 'ConfigureBranch':
       configureBranch(decision, command);
+      break;
+    case 'SuspendTarget':
+      suspension(decision, command.target, 'operator', true);
+      break;
+    case 'ResumeTarget':
+      suspension(decision, command.target, 'operator', false);
       break;
     default: {
       const unknown: never = command;

@@ -40,6 +40,24 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       return { ...state, targets: { ...state.targets, [fact.target]: fact.settings } };
     case 'BranchLimitsChanged':
       return { ...state, limits: fact.limits };
+    case 'TargetSuspended': {
+      const current = state.suspended[fact.target];
+      const suspension = {
+        configuration: current?.configuration ?? false,
+        operator: current?.operator ?? false,
+        since: current?.since ?? fact.at,
+        [fact.by]: true,
+      };
+      return { ...state, suspended: { ...state.suspended, [fact.target]: suspension } };
+    }
+    case 'TargetResumed': {
+      const current = state.suspended[fact.target];
+      if (!current) return state;
+      const suspension = { ...current, [fact.by]: false };
+      if (suspension.configuration || suspension.operator)
+        return { ...state, suspended: { ...state.suspended, [fact.target]: suspension } };
+      return { ...state, suspended: omit(state.suspended, fact.target) };
+    }
     case 'ParentBranchChanged': {
       const next = { ...state, parentBranch: fact.parentBranch };
       if (fact.probeDueAt === undefined || !pub.retry) return next;

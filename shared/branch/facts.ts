@@ -33,6 +33,9 @@ export type SaveResolvedReason =
   | 'write-refused'
   | 'discarded';
 
+/** Who suspended a target: its configuration (`suspend: true`) or an operator (`POST …/suspend`). */
+export type SuspendedBy = 'configuration' | 'operator';
+
 /** Why a publication attempt was planned now. */
 export type PublicationPlannedReason = 'work-pending' | 'cooldown-elapsed' | 'retry-due' | 'parent-returned';
 
@@ -45,6 +48,8 @@ type Fact<T extends string, Body> = { type: T; at: string } & Body;
 export type BranchFact =
   | Fact<'TargetConfigured', { target: string; settings: TargetSettings }>
   | Fact<'BranchLimitsChanged', { limits: BranchLimits }>
+  | Fact<'TargetSuspended', { target: string; by: SuspendedBy }>
+  | Fact<'TargetResumed', { target: string; by: SuspendedBy }>
   | Fact<'ParentBranchChanged', { parentBranch: string | null; probeDueAt?: string }>
   | Fact<'PruneTightened', { target: string; prune: PruneMode; writeIds: string[] }>
   | Fact<

@@ -26,8 +26,10 @@ export type {
   FactOf,
   PublicationPlannedReason,
   SaveResolvedReason,
+  SuspendedBy,
   WindowCloseReason,
 } from './facts';
+export { type PendingPathView, pendingPaths, type SaveListing, targetSaves } from './listings';
 export type * from './model';
 export { type PruneMode, pruneModeSchema } from './prune-mode';
 export type { FailedOutcome, PublicationOutcome } from './publication-outcome';
@@ -54,7 +56,9 @@ export {
   type RefusedWritesView,
   refusedWrites,
   type SaveView,
+  type SuspensionView,
   saveStatus,
+  suspensionOf,
   type WithdrawAnswer,
   withdrawAnswer,
 } from './status';

@@ -1,7 +1,7 @@
 import type { CommandOf } from './commands';
 import { type Decision, record, recorded } from './context';
 import { FAILURE_KINDS } from './publication-outcome';
-import { usedBudgetBytes } from './state';
+import { publicationHeldBy, usedBudgetBytes } from './state';
 import { inFlightWriteIds, storedWriteId } from './storage';
 import { addMs, toMs } from './time';
 
@@ -147,6 +147,7 @@ export function planPublication(decision: Decision): void {
       record(decision, { type: 'ParentRecoveryClosed', reason: 'nothing-owed' });
     return;
   }
+  if (publicationHeldBy(state) !== undefined) return;
   let reason: 'work-pending' | 'cooldown-elapsed' | 'retry-due' | 'parent-returned' = 'work-pending';
   if (publication.retry) {
     if (decision.atMs < toMs(publication.retry.retryAt)) return;

@@ -49,6 +49,16 @@ export interface Refusals {
 
 export const REFUSALS_KEPT = 20;
 
+/**
+ * Why a target is suspended: its configuration says `suspend: true`, an operator suspended it
+ * (`POST …/suspend`), or both; it resumes when neither holds. `since` is when the first began.
+ */
+export interface Suspension {
+  configuration: boolean;
+  operator: boolean;
+  since: string;
+}
+
 /** Counters that make every identifier deterministic. */
 export interface BranchCounters {
   window: number;
@@ -62,8 +72,8 @@ export interface BranchCounters {
 
 /** Everything one repository branch knows; plain JSON, the fold of its facts. */
 export interface BranchState {
-  /** 2: pending writes stored compactly (`StoredWrite` referencing `origins`). */
-  version: 2;
+  /** 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept. */
+  version: 3;
   limits: BranchLimits;
   parentBranch: string | null;
   targets: Record<string, TargetSettings>;
@@ -84,6 +94,8 @@ export interface BranchState {
   deadlines: Record<string, Deadline>;
   /** Writes refused so far; absent until the first (and in states stored before refusals were kept). */
   refused?: Refusals;
+  /** The suspended targets: while any of them has a write pending, the branch publishes nothing. */
+  suspended: Record<string, Suspension>;
 }
 
 /** Where `BranchState.deadlines` keeps the deadline of `purpose` for `owner`: one per pair. */
@@ -94,7 +106,7 @@ export function deadlineKey(purpose: DeadlinePurpose, owner: string): string {
 /** The state of a branch that has decided nothing yet. */
 export function initialState(): BranchState {
   return {
-    version: 2,
+    version: 3,
     limits: DEFAULT_LIMITS,
     parentBranch: null,
     targets: {},
@@ -109,7 +121,21 @@ export function initialState(): BranchState {
     openSaves: 0,
     publication: { failures: 0, intakePaused: false },
     deadlines: {},
+    suspended: {},
   };
+}
+
+/**
+ * The suspended target that holds the branch's publication, if any: writes publish in order, one
+ * attempt taking all that are pending, so one suspended target's pending write holds the branch.
+ */
+export function publicationHeldBy(state: BranchState): string | undefined {
+  if (Object.keys(state.suspended).length === 0) return undefined;
+  for (const write of state.pending) {
+    const target = state.origins[write.by]?.target;
+    if (target !== undefined && state.suspended[target]) return target;
+  }
+  return undefined;
 }
 
 /** Bytes charged to the intake budget: payloads plus a per-item overhead for everything accepted and unpublished. */

@@ -1,6 +1,7 @@
+import type { SuspendedBy } from './facts';
 import type { SaveOutcome, SavePhase, SaveRecord, SaveRequestRef } from './model';
 import { findSave, publicSaveId, savedByAnotherTarget, tombstoneOf } from './saves';
-import { type BranchState, type RefusedWrite, usedBudgetBytes } from './state';
+import { type BranchState, publicationHeldBy, type RefusedWrite, usedBudgetBytes } from './state';
 import { storedDecidedAt } from './storage';
 import { toIso, toMs } from './time';
 import { windowCloseDue } from './windows';
@@ -304,4 +305,36 @@ export function admissionCheck(
     }
   }
   return { admit: true };
+}
+
+/** A target's suspension as its status shows it, and the target (maybe another) holding the branch. */
+export interface SuspensionView {
+  suspended: boolean;
+  by: SuspendedBy[];
+  since: string | null;
+  /** The suspended target whose pending write holds the branch's publication now, if any. */
+  publicationHeldBy: string | null;
+  /** `Suspended` True while the target is suspended, else absent. */
+  condition?: Omit<Condition, 'type'> & { type: 'Suspended' };
+}
+
+/** Whether `target` is suspended, by whom, and whether publication of its branch is held. */
+export function suspensionOf(state: BranchState, target: string): SuspensionView {
+  const suspension = state.suspended[target];
+  const heldBy = publicationHeldBy(state) ?? null;
+  if (!suspension) return { suspended: false, by: [], since: null, publicationHeldBy: heldBy };
+  const by = (['configuration', 'operator'] as const).filter((who) => suspension[who]);
+  return {
+    suspended: true,
+    by,
+    since: suspension.since,
+    publicationHeldBy: heldBy,
+    condition: {
+      type: 'Suspended',
+      status: 'True',
+      reason: suspension.operator ? 'SuspendedByOperator' : 'SuspendedByConfiguration',
+      message: `suspended by ${by.join(' and ')}: accepted changes are kept and not published until it resumes`,
+      lastTransitionTime: suspension.since,
+    },
+  };
 }

@@ -251,6 +251,8 @@ const target = z.strictObject({
   window,
   /** Secrets are recorded, SOPS-encrypted for these recipients, only on a target that has this (docs/secrets.md). */
   encryption: encryption.optional(),
+  /** Accepted changes are kept and not published while true (docs/api.md, "Suspend and resume"). */
+  suspend: z.boolean().prefault(false),
 });
 
 const source = z.strictObject({
@@ -259,6 +261,12 @@ const source = z.strictObject({
   targets: z.array(z.union([z.literal('*'), name])).min(1, 'must list at least one target, or "*"'),
   /** A kubeconfig (its YAML, in this variable) to write CommitRequest status back to this cluster. */
   kubeconfigEnv: envVar.optional(),
+  /** `read`: the token may read status and lists but never write (a dashboard, monitoring). */
+  access: z.enum(['write', 'read']).prefault('write'),
+  /** A feed (audit webhook, forwarder) silent this long raises `SourceQuiet` on its targets. */
+  quietAfter: duration(7 * DAY_MS, '168h')
+    .refine((ms) => ms > 0, 'must be more than 0s')
+    .optional(),
 });
 
 const limits = z

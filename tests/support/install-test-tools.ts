@@ -15,7 +15,12 @@ function has(command: string): boolean {
 }
 
 export default function installTestTools(): void {
-  const missing = Object.entries(TOOLS).filter(([command]) => !has(command));
+  installTools(TOOLS);
+}
+
+/** Installs the Debian package of each command in `tools` (command → package) that is missing. */
+export function installTools(tools: Record<string, string>): void {
+  const missing = Object.entries(tools).filter(([command]) => !has(command));
   if (missing.length === 0) return;
   const packages = missing.map(([, name]) => name);
   const install = () =>

@@ -16,7 +16,8 @@ import { upgradeRemote, upgradeScenario } from './upgrade-scenario';
 
 export const UPGRADE_FIXTURES = join(__dirname, '..', 'fixtures', 'upgrade');
 
-export function upgradeFrom(release: string): void {
+/** Runs the upgrade test of `release`; later tests of the file read the upgraded app and its remote. */
+export function upgradeFrom(release: string): { readonly app: AppHost; readonly remote: string } {
   const remote = upgradeRemote(release);
   let app: AppHost | undefined;
 
@@ -54,4 +55,11 @@ export function upgradeFrom(release: string): void {
     const status = (await app.http('GET', '/api/v1/targets/prod')).body;
     expect(status.publication).toMatchObject({ pendingWrites: 0, retryAt: null, intakePaused: false });
   });
+  return {
+    get app() {
+      if (!app) throw new Error('the upgrade test starts the app');
+      return app;
+    },
+    remote,
+  };
 }

@@ -2,13 +2,16 @@ import { initialState } from '../../branch';
 import type { BranchEntityState } from './branch-operations';
 
 /** The branch state version this code writes. */
-export const BRANCH_STATE_VERSION = 2;
+export const BRANCH_STATE_VERSION = 3;
 
 /**
  * Readers of every branch state version a release has written, each to the next. 0.1.0 wrote
  * version 2, the first one released; a version added later gets its reader from the one before.
  */
-const UPGRADES: Record<number, (state: BranchEntityState) => BranchEntityState> = {};
+const UPGRADES: Record<number, (state: BranchEntityState) => BranchEntityState> = {
+  // 0.1.0 and 0.2.0 wrote version 2: no target was ever suspended.
+  2: (state) => ({ ...state, branch: { ...state.branch, version: 3, suspended: {} } }),
+};
 
 export type StoredStateReading = { ok: true; state: BranchEntityState } | { ok: false; error: string };
 

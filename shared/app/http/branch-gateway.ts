@@ -14,6 +14,11 @@ export interface BranchGateway {
   signal(branchKey: string, operation: BranchOperationName, input: unknown): Promise<void>;
   ensureDriver(input: DriverInput): Promise<void>;
   withdraw(input: { branchKey: string; saveId: string; at: string; target: string }): Promise<WithdrawAnswer>;
+  /**
+   * The history events of the branch's driver's current execution, as the durable client's status
+   * shows them (`showHistory`); undefined when no driver has run.
+   */
+  driverHistory(branchKey: string): Promise<unknown[] | undefined>;
 }
 
 /**

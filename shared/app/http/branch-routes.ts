@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkReadOnly } from '../../api/auth';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
@@ -25,8 +26,9 @@ const discardSchema = z.strictObject({ reason: z.string().trim().min(1).max(500)
  * was rebound) still holds its work, and only its key reaches it. Only a source that may write
  * every target (`targets: ["*"]`) may read or discard one.
  */
-function operatorBranch({ runtime }: Deps, request: RouteRequest): string {
+function operatorBranch({ runtime }: Deps, request: RouteRequest, writes: boolean): string {
   const source = authenticate(runtime, request);
+  if (writes) checkReadOnly(source);
   if (!source.targets.includes('*')) {
     throw new ApiError(
       'forbidden',
@@ -38,7 +40,7 @@ function operatorBranch({ runtime }: Deps, request: RouteRequest): string {
 
 /** `GET /api/v1/branches/{branch}`: a branch's publication status, whether or not a target names it. */
 export async function getBranch(deps: Deps, request: RouteRequest): Promise<ApiResponse> {
-  const branchKey = operatorBranch(deps, request);
+  const branchKey = operatorBranch(deps, request, false);
   const state = await deps.gateway.readNow(branchKey);
   if (!state) throw new ApiError('branch-not-found', `No branch "${branchKey}" has state here.`);
   const status = publicationStatus(state.branch, request.at);
@@ -57,7 +59,7 @@ export async function getBranch(deps: Deps, request: RouteRequest): Promise<ApiR
  * (docs/configuration.md, "Rebinding a target"); it is never undone.
  */
 export async function discardBranchWrites(deps: Deps, request: RouteRequest): Promise<ApiResponse> {
-  const branchKey = operatorBranch(deps, request);
+  const branchKey = operatorBranch(deps, request, true);
   const parsed = discardSchema.safeParse(await readJson(request.body, deps.runtime.bodyLimitBytes));
   if (!parsed.success) {
     throw new ApiError('invalid-input', 'A discard needs a reason; nothing was discarded.', {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkReadOnly } from '../../api/auth';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
@@ -174,13 +175,14 @@ export async function completeSnapshot(
  */
 export async function postAdmission({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const source = authenticate(runtime, request);
+  checkReadOnly(source);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const review = normalized('AdmissionReview', () => normalizeAdmissionReview({ body }));
   const save = review.save;
   const answer = admissionResponse(review.uid);
   if (!save) return { status: 200, body: answer };
   try {
-    const target = targetFor(runtime, source, save.target);
+    const target = targetFor(runtime, source, save.target, request.at);
     await submitSave(
       branchHandle(runtime, gateway, target),
       {

@@ -7,7 +7,7 @@ import type { BranchGateway } from './branch-gateway';
 import { branchHandle } from './branch-handle';
 import { pathParam, type RouteRequest } from './route-request';
 import { saveBodySchema, saveIdSchema, submitSave } from './submit-save';
-import { accessTarget } from './target-access';
+import { accessTarget, readTarget } from './target-access';
 
 interface Deps {
   runtime: AppRuntime;
@@ -38,7 +38,7 @@ export async function postSave({ runtime, gateway }: Deps, request: RouteRequest
  * a moment ago shows `Withdrawn`, not its old phase or 404).
  */
 export async function getSave({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
-  const target = accessTarget(runtime, request);
+  const target = readTarget(runtime, request);
   const id = pathParam(request, 'id', saveIdSchema, 'save id');
   const state = await gateway.readNow(target.branch.key);
   const view = state ? saveStatus(state.branch, id, request.at, target.config.name) : undefined;

@@ -1,4 +1,9 @@
-import { type AuthenticatedSource, authenticateSource, checkWriteAccess } from '../../api/auth';
+import {
+  type AuthenticatedSource,
+  authenticateSource,
+  checkReadAccess,
+  checkWriteAccess,
+} from '../../api/auth';
 import { ApiError } from '../../api/errors';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { RouteRequest } from './route-request';
@@ -12,15 +17,38 @@ export function authenticate(runtime: AppRuntime, request: RouteRequest): Authen
   });
 }
 
-/** Finds the target an authenticated source names (404) and checks the source may write it (403). */
-export function targetFor(runtime: AppRuntime, source: AuthenticatedSource, name: string): ResolvedTarget {
-  const target = runtime.targets.get(name);
-  if (!target) throw new ApiError('target-not-found', `No target named "${name}" is configured.`);
+/**
+ * Finds the target an authenticated source names (404) and checks the source may write it (403).
+ * The write counts as the source being heard from (the quiet-source alarm).
+ */
+export function targetFor(
+  runtime: AppRuntime,
+  source: AuthenticatedSource,
+  name: string,
+  at: string,
+): ResolvedTarget {
+  const target = configuredTarget(runtime, name);
   checkWriteAccess(source, name);
+  runtime.activity.heard(source.name, Date.parse(at));
   return target;
 }
 
 /** Authenticates the request's source and returns the target its path names, if the source may write it. */
 export function accessTarget(runtime: AppRuntime, request: RouteRequest): ResolvedTarget {
-  return targetFor(runtime, authenticate(runtime, request), request.params.target ?? '');
+  return targetFor(runtime, authenticate(runtime, request), request.params.target ?? '', request.at);
+}
+
+/** Authenticates the request's source and returns the target its path names, if the source may read it. */
+export function readTarget(runtime: AppRuntime, request: RouteRequest): ResolvedTarget {
+  const source = authenticate(runtime, request);
+  const name = request.params.target ?? '';
+  const target = configuredTarget(runtime, name);
+  checkReadAccess(source, name);
+  return target;
+}
+
+function configuredTarget(runtime: AppRuntime, name: string): ResolvedTarget {
+  const target = runtime.targets.get(name);
+  if (!target) throw new ApiError('target-not-found', `No target named "${name}" is configured.`);
+  return target;
 }

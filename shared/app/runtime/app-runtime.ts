@@ -8,6 +8,7 @@ import { createEncryptionCounters, type EncryptionCounters } from '../../secrets
 import { secretEncryptor, targetEncryption } from '../../secrets/secret-encryption';
 import type { SopsEncryption } from '../../secrets/sops-document';
 import { type BranchKey, branchKeyFor } from './branch-key';
+import { type SourceActivity, sourceActivity } from './source-activity';
 
 /** A configured target with everything a request for it needs. */
 export interface ResolvedTarget {
@@ -38,6 +39,8 @@ export interface AppRuntime {
   nowMs: () => number;
   /** What each target's Secret encryption did in this instance (shared/secrets/encryption-counts.ts). */
   encryptionCounters: EncryptionCounters;
+  /** When each source last sent, for the quiet-source alarm (`sources[].quietAfter`). */
+  activity: SourceActivity;
 }
 
 /** The contract's default body limit (docs/api.md). */
@@ -87,6 +90,7 @@ export function createAppRuntime({
     name: source.name,
     token: secrets.sourceTokens[source.name]!.reveal(),
     targets: source.targets,
+    access: source.access,
   }));
   return {
     loaded,
@@ -98,6 +102,14 @@ export function createAppRuntime({
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     nowMs,
     encryptionCounters,
+    activity: sourceActivity(
+      config.sources.flatMap((source) =>
+        source.quietAfter === undefined
+          ? []
+          : [{ source: source.name, targets: source.targets, quietAfterMs: source.quietAfter }],
+      ),
+      nowMs(),
+    ),
   };
 }
 
@@ -127,6 +139,7 @@ export function settingsCommands(runtime: AppRuntime, target: ResolvedTarget, at
       window: target.config.window,
       prune: target.config.prune,
       parentBranch: target.config.parentBranch ?? null,
+      suspend: target.config.suspend,
     },
   ];
 }

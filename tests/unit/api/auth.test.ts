@@ -1,9 +1,15 @@
-import { authorizeSource } from '../../../shared/api/auth';
+import {
+  type AuthorizedSource,
+  authenticateSource,
+  authorizeSource,
+  checkReadAccess,
+} from '../../../shared/api/auth';
 import { ApiError } from '../../../shared/api/errors';
 
-const sources = [
-  { name: 'cluster-a', token: 'token-a-0123456789', targets: ['prod'] },
-  { name: 'ci', token: 'token-ci-987', targets: ['*'] },
+const sources: AuthorizedSource[] = [
+  { name: 'cluster-a', token: 'token-a-0123456789', targets: ['prod'], access: 'write' },
+  { name: 'ci', token: 'token-ci-987', targets: ['*'], access: 'write' },
+  { name: 'dashboard', token: 'token-read-4567', targets: ['prod'], access: 'read' },
 ];
 
 function refusal(run: () => unknown): ApiError {
@@ -67,5 +73,18 @@ describe('authorizing a source', () => {
     expect(
       authorizeSource({ authorization: undefined, sources: [], mode: 'disabled', target: 'local' }),
     ).toBe('anonymous');
+  });
+
+  it('refuses every write of a read-only source with 403 naming why, and lets it read its targets', () => {
+    const error = refusal(() =>
+      authorizeSource({ authorization: 'Bearer token-read-4567', sources, mode: 'required', target: 'prod' }),
+    );
+    expect(error.toResponse().status).toBe(403);
+    expect(error.message).toContain('read-only (access: read)');
+    const reader = authenticateSource({ authorization: 'Bearer token-read-4567', sources, mode: 'required' });
+    expect(() => checkReadAccess(reader, 'prod')).not.toThrow();
+    expect(refusal(() => checkReadAccess(reader, 'staging')).message).toContain(
+      'may not read target "staging"',
+    );
   });
 });

@@ -126,6 +126,16 @@ const action = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({
+      kind: fc.constant('suspend' as const),
+      dt,
+      target,
+      by: fc.constantFrom('operator' as const, 'configuration' as const),
+      on: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
       kind: fc.constant('limits' as const),
       dt,
       bufferBytes: fc.constantFrom(4000, 20_000, 8 * 1024 * 1024),
@@ -226,6 +236,10 @@ function commandFor(act: Action, state: BranchState, now: number): BranchCommand
       };
     case 'limits':
       return { type: 'ConfigureBranch', at, limits: { bufferBytes: act.bufferBytes } };
+    case 'suspend':
+      if (act.by === 'configuration')
+        return { type: 'ChangeSettings', at, target: act.target, suspend: act.on };
+      return { type: act.on ? 'SuspendTarget' : 'ResumeTarget', at, target: act.target };
   }
 }
 
@@ -273,8 +287,15 @@ function play(actions: Action[], checks?: (run: Run, command: BranchCommand) => 
   return run;
 }
 
-/** Lets the branch run to quiet: every owed effect answered successfully, every deadline reached. */
+/**
+ * Lets the branch run to quiet: every suspension lifted, every owed effect answered successfully,
+ * every deadline reached.
+ */
 function drain(run: Run): void {
+  for (const target of Object.keys(run.state.suspended)) {
+    step(run, { type: 'ResumeTarget', at: iso(run.now), target });
+    step(run, { type: 'ChangeSettings', at: iso(run.now), target, suspend: false });
+  }
   for (let round = 0; round < 200; round++) {
     const at = iso(run.now);
     const effects = owedEffects(run.state);

@@ -45,6 +45,7 @@ describe('loading the configuration', () => {
       path: 'clusters/prod',
       prune: 'OnEvent',
       window: { idleTimeoutMs: 5000, maxDurationMs: 60_000 },
+      suspend: false,
     });
     expect(loaded.config.limits).toEqual({
       branchBufferBytes: 8 * 1024 * 1024,
