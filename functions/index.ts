@@ -1,5 +1,7 @@
 // The app's entry point (package.json "main"): importing a module registers its functions.
+import './telemetry';
 import './healthz';
+import './metrics';
 import './driver-keeper';
 import './http/routes';
 import './activities/publish';

@@ -5,6 +5,7 @@ import { checkHosting, checkPublishTimeout, functionTimeoutMs } from '../shared/
 import { initBareRepositoryIfMissing } from '../shared/app/runtime/local-repository';
 import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
+import { telemetry } from './telemetry';
 
 let runtime: Promise<AppRuntime> | undefined;
 
@@ -30,5 +31,13 @@ async function build(): Promise<AppRuntime> {
     for (const repository of loaded.config.repositories) await initBareRepositoryIfMissing(repository.url);
   }
   const payloads = await openPayloadStore({ setting: loaded.payloads });
-  return createAppRuntime({ loaded, payloads, nowMs: () => Date.now() });
+  const runtime = createAppRuntime({ loaded, payloads, nowMs: () => Date.now() });
+  telemetry?.knowBranches(
+    [...runtime.targets.values()].map(({ repository, branch }) => ({
+      key: branch.key,
+      repository: repository.name,
+      branch: branch.branch,
+    })),
+  );
+  return runtime;
 }
