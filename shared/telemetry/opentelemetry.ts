@@ -15,6 +15,7 @@ const MAX_QUEUED = 10_000;
 /** A backend that forwards to Azure Monitor once its SDK loaded with `connectionString`. */
 export function azureMonitorMetrics(
   connectionString: string,
+  authentication: string | undefined,
   onError: (message: string) => void,
 ): MetricBackend {
   let ready: MetricBackend | undefined;
@@ -26,7 +27,7 @@ export function azureMonitorMetrics(
       if (queue && queue.length < MAX_QUEUED) queue.push({ kind, name, labels, value });
     };
   setImmediate(() => {
-    load(connectionString).then(
+    load(connectionString, authentication).then(
       (backend) => {
         ready = backend;
         for (const { kind, name, labels, value } of queue ?? []) backend[kind](name, labels, value);
@@ -43,10 +44,22 @@ export function azureMonitorMetrics(
   return { add: later('add'), set: later('set'), observe: later('observe') };
 }
 
-async function load(connectionString: string): Promise<MetricBackend> {
+/**
+ * `APPLICATIONINSIGHTS_AUTHENTICATION_STRING` (`Authorization=AAD;ClientId=…`), as the Functions
+ * host reads it: the deployment turns local authentication off, so metrics are sent with the
+ * app's managed identity.
+ */
+async function load(connectionString: string, authentication: string | undefined): Promise<MetricBackend> {
   const { useAzureMonitor } = await import('@azure/monitor-opentelemetry');
   const { metrics } = await import('@opentelemetry/api');
-  useAzureMonitor({ azureMonitorExporterOptions: { connectionString } });
+  const aad = authentication && /(^|;)\s*Authorization\s*=\s*AAD\s*(;|$)/i.test(authentication);
+  const clientId = authentication && /(?:^|;)\s*ClientId\s*=\s*([^;]+)/i.exec(authentication)?.[1]?.trim();
+  const credential = aad
+    ? new (await import('@azure/identity')).ManagedIdentityCredential(clientId ? { clientId } : {})
+    : undefined;
+  useAzureMonitor({
+    azureMonitorExporterOptions: { connectionString, ...(credential ? { credential } : {}) },
+  });
   const meter = metrics.getMeter('kubescribe');
   const add = new Map<MetricName, (value: number, labels: Record<string, string>) => void>();
   const set = new Map<MetricName, (value: number, labels: Record<string, string>) => void>();

@@ -85,5 +85,13 @@ function metricsFor(
     return { backend: prometheus.backend, scrape: prometheus.scrape };
   }
   const connectionString = env.APPLICATIONINSIGHTS_CONNECTION_STRING;
-  return connectionString ? { backend: azureMonitorMetrics(connectionString, onError) } : undefined;
+  return connectionString
+    ? {
+        backend: azureMonitorMetrics(
+          connectionString,
+          env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING,
+          onError,
+        ),
+      }
+    : undefined;
 }
