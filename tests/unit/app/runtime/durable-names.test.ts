@@ -16,6 +16,7 @@ describe('the functions the app registers', () => {
         'branch: entityTrigger',
         'driver-keeper: timerTrigger',
         'healthz: httpTrigger',
+        'metrics: httpTrigger',
         'project-status: activityTrigger',
         'publish: activityTrigger',
         'read-remote: activityTrigger',
