@@ -115,10 +115,12 @@ async function serve(
 ): Promise<void> {
   const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
   const path = url.pathname;
-  if (!path.toLowerCase().startsWith('/api/') && path.toLowerCase() !== '/api') {
+  // Prometheus scrapes `/metrics` by convention: it reaches the app's `metrics` route, if it has one.
+  const scrape = path.toLowerCase() === '/metrics';
+  if (!scrape && !path.toLowerCase().startsWith('/api/') && path.toLowerCase() !== '/api') {
     return sendJson(res, 404, { error: 'not-found', message: `No function serves ${path}.` });
   }
-  const route = findRoute(functions(), req.method ?? 'GET', path.slice(4));
+  const route = findRoute(functions(), req.method ?? 'GET', scrape ? path : path.slice(4));
   if (!route)
     return sendJson(res, 404, { error: 'not-found', message: `No function serves ${req.method} ${path}.` });
   if (Number(req.headers['content-length'] ?? 0) > limit) throw new BodyTooLargeError(limit);

@@ -22,7 +22,7 @@ import {
 import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-config';
 import type { HostContext } from './host-context';
 import { EMBEDDED_HOST_VARIABLE } from './host-marker';
-import { jsonLogger, type Logger, toLogLevel } from './log';
+import { functionLogRecord, type Logger, loggerFromEnv } from './log';
 import { startRpcServer } from './rpc-server';
 import { openStore } from './store';
 import { startTimerTriggers } from './timer-triggers';
@@ -102,11 +102,12 @@ const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
 export async function startHost(options: HostOptions): Promise<HostHandle> {
   installCoreModule();
   process.env[EMBEDDED_HOST_VARIABLE] = '1';
-  const log = options.logger ?? jsonLogger();
+  const log = options.logger ?? loggerFromEnv(process.env);
   const clock = options.clock ?? realClock();
   registry.onLog = (level, category, message) => {
     if (category === 'system' && level === 'debug') return;
-    log(toLogLevel(level), 'FunctionLog', { category, message });
+    const record = functionLogRecord(level, category, message);
+    log(record.level, record.event, record.fields);
   };
   if (options.register) options.register();
   else if (options.appEntry) require(options.appEntry);
@@ -131,7 +132,8 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
   let appOrigin = '';
   const functionLog: HostContext['functionLog'] = (fn, level, category, message) => {
     if (category === 'system' && level === 'debug') return;
-    log(toLogLevel(level), 'FunctionLog', { function: fn, category, message });
+    const record = functionLogRecord(level, category, message, fn);
+    log(record.level, record.event, record.fields);
   };
   const activityThreads = startThreads(options, functionLog);
   const fromEnv = engineChoiceFromEnv();

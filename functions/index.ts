@@ -1,6 +1,8 @@
 // The app's entry point (package.json "main"): importing a module registers its functions.
+import './telemetry';
 import './healthz';
 import './dashboard';
+import './metrics';
 import './driver-keeper';
 import './http/routes';
 import './activities/publish';

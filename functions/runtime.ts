@@ -6,6 +6,7 @@ import { checkHosting, checkPublishTimeout, functionTimeoutMs } from '../shared/
 import { prepareLocalRepositories } from '../shared/app/runtime/local-repository';
 import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
+import { telemetry } from './telemetry';
 
 let runtime: Promise<AppRuntime> | undefined;
 
@@ -35,5 +36,13 @@ async function build(): Promise<AppRuntime> {
   checkPublishTimeout(loaded, functionTimeoutMs(hostJson));
   await prepareLocalRepositories(loaded);
   const { keyEscrow, ...payloads } = await openPayloadStore({ setting: loaded.payloads });
-  return createAppRuntime({ loaded, payloads, keyEscrow, nowMs: () => Date.now() });
+  const runtime = createAppRuntime({ loaded, payloads, keyEscrow, nowMs: () => Date.now() });
+  telemetry?.knowBranches(
+    [...runtime.targets.values()].map(({ repository, branch }) => ({
+      key: branch.key,
+      repository: repository.name,
+      branch: branch.branch,
+    })),
+  );
+  return runtime;
 }

@@ -1,5 +1,6 @@
 import * as df from 'durable-functions';
 import type * as ProjectStatusActivity from '../../shared/app/activities/project-status';
+import { timedActivity } from '../../shared/app/activities/timed-activity';
 import { PROJECT_STATUS_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { appRuntime } from '../runtime';
 
@@ -9,5 +10,8 @@ const projectStatusActivity = (): typeof ProjectStatusActivity =>
 
 /** Projects a resolved save's outcome to its CommitRequest. */
 df.app.activity(PROJECT_STATUS_ACTIVITY, {
-  handler: async (input: unknown) => projectStatusActivity().runProjectStatus(await appRuntime(), input),
+  handler: (input: unknown) =>
+    timedActivity(PROJECT_STATUS_ACTIVITY, async () =>
+      projectStatusActivity().runProjectStatus(await appRuntime(), input),
+    ),
 });

@@ -1,6 +1,7 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import type * as PublishActivity from '../../shared/app/activities/publish';
+import { timedActivity } from '../../shared/app/activities/timed-activity';
 import { PUBLISH_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { readBranchState } from '../branch-gateway';
 import { appRuntime } from '../runtime';
@@ -12,10 +13,12 @@ const publishActivity = (): typeof PublishActivity => require('../../shared/app/
 /** Lands a branch's pending writes on its remote (bounded; the result is data, never thrown). */
 df.app.activity(PUBLISH_ACTIVITY, {
   extraInputs: [df.input.durableClient()],
-  handler: async (input: unknown, context: InvocationContext) =>
-    publishActivity().runPublish(await appRuntime(), input, {
-      env: process.env,
-      readBranch: (branchKey) => readBranchState(df.getClient(context), branchKey),
-      warn: (message) => context.warn(message),
-    }),
+  handler: (input: unknown, context: InvocationContext) =>
+    timedActivity(PUBLISH_ACTIVITY, async () =>
+      publishActivity().runPublish(await appRuntime(), input, {
+        env: process.env,
+        readBranch: (branchKey) => readBranchState(df.getClient(context), branchKey),
+        warn: (message) => context.warn(message),
+      }),
+    ),
 });

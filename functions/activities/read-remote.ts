@@ -1,5 +1,6 @@
 import * as df from 'durable-functions';
 import type * as ReadRemoteActivity from '../../shared/app/activities/read-remote';
+import { timedActivity } from '../../shared/app/activities/timed-activity';
 import { READ_REMOTE_ACTIVITY } from '../../shared/app/runtime/durable-names';
 import { appRuntime } from '../runtime';
 
@@ -9,5 +10,8 @@ const readRemoteActivity = (): typeof ReadRemoteActivity =>
 
 /** Reads where a ref points on a branch's remote: a parent probe or an observation. */
 df.app.activity(READ_REMOTE_ACTIVITY, {
-  handler: async (input: unknown) => readRemoteActivity().runReadRemote(await appRuntime(), input),
+  handler: (input: unknown) =>
+    timedActivity(READ_REMOTE_ACTIVITY, async () =>
+      readRemoteActivity().runReadRemote(await appRuntime(), input),
+    ),
 });

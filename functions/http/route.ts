@@ -2,6 +2,7 @@ import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } 
 import * as df from 'durable-functions';
 import { ApiError, type ApiResponse } from '../../shared/api/errors';
 import type { BranchGateway } from '../../shared/app/http/branch-gateway';
+import { reportRefusal } from '../../shared/app/http/refused-writes';
 import type { RouteRequest } from '../../shared/app/http/route-request';
 import type { AppRuntime } from '../../shared/app/runtime/app-runtime';
 import { ensureError, KubescribeError } from '../../shared/errors';
@@ -31,6 +32,7 @@ export function route(
     handler: async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
       const at = new Date().toISOString();
       const handle = handlers[request.method as keyof typeof handlers];
+      let runtime: AppRuntime | undefined;
       try {
         if (!handle) {
           throw new ApiError(
@@ -38,7 +40,7 @@ export function route(
             `${request.method} is not allowed here; use ${Object.keys(handlers).join(' or ')}.`,
           );
         }
-        const runtime = await appRuntime().catch((error: unknown) => {
+        runtime = await appRuntime().catch((error: unknown) => {
           const reason = `kubescribe cannot start: ${ensureError(error).message}`;
           context.error(reason);
           throw new ApiError('not-ready', reason);
@@ -49,7 +51,16 @@ export function route(
         );
         return toHttp(response);
       } catch (error) {
-        if (error instanceof ApiError) return toHttp(error.toResponse());
+        if (error instanceof ApiError) {
+          reportRefusal({
+            route: name,
+            method: request.method,
+            target: request.params.target,
+            knownTarget: (target) => runtime?.targets.has(target) ?? false,
+            error,
+          });
+          return toHttp(error.toResponse());
+        }
         const failure = ensureError(error);
         context.error(`${name}: ${failure.name}: ${failure.message}`);
         // Not the client's fault and nothing was acknowledged: retrying later is safe.

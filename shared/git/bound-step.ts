@@ -1,3 +1,4 @@
+import { emit } from '../telemetry/bus';
 import { GitStepTimedOut } from './errors';
 import type { Clock, GitStep } from './types';
 
@@ -25,17 +26,21 @@ export async function boundStep<T>({
   const forward = () => controller.abort(signal?.reason);
   if (signal?.aborted) forward();
   else signal?.addEventListener('abort', forward, { once: true });
+  const startedMs = performance.now();
+  let ok = false;
   try {
     controller.signal.throwIfAborted();
     const result = await run(controller.signal);
     // isomorphic-git ends some reads quietly when their stream is destroyed (a truncated ref list
     // comes back as a short list): an answer that arrived with the abort is not an answer
     controller.signal.throwIfAborted();
+    ok = true;
     return result;
   } catch (error) {
     if (controller.signal.reason === timedOut) throw timedOut;
     throw error;
   } finally {
+    emit({ type: 'GitCallTimed', call: step, durationMs: performance.now() - startedMs, ok });
     clock.clearTimeout(timer);
     signal?.removeEventListener('abort', forward);
   }

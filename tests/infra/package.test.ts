@@ -224,6 +224,7 @@ it('given the extracted zip, when the embedded host loads it, then every functio
     expect(ready.functions.sort()).toEqual(
       [
         'healthz (httpTrigger)',
+        'metrics (httpTrigger)',
         'v1-target (httpTrigger)',
         'v1-target-events (httpTrigger)',
         'v1-target-audit (httpTrigger)',

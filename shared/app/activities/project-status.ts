@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BranchEffect } from '../../branch';
 import { projectSaveStatus } from '../../kube/project-save-status';
+import { emit } from '../../telemetry/bus';
 import { driverInputSchema } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
 
@@ -31,8 +32,8 @@ export async function runProjectStatus(runtime: AppRuntime, rawInput: unknown): 
   const { effect } = input;
   const { request, status } = effect;
   const kubeconfig = request.cluster ? runtime.loaded.secrets.sourceKubeconfigs[request.cluster] : undefined;
-  if (!kubeconfig || !request.uid) return { saveId: effect.saveId, settled: true };
-  const projected = await projectSaveStatus({
+  if (!kubeconfig || !request.uid) return projected(effect.saveId, true);
+  const written = await projectSaveStatus({
     kubeconfig: kubeconfig.reveal(),
     request: { namespace: request.namespace, name: request.name, uid: request.uid },
     status: {
@@ -44,5 +45,10 @@ export async function runProjectStatus(runtime: AppRuntime, rawInput: unknown): 
       conditions: status.conditions,
     },
   });
-  return { saveId: effect.saveId, settled: projected.result !== 'Transient' };
+  return projected(effect.saveId, written.result !== 'Transient');
+}
+
+function projected(saveId: string, settled: boolean): ProjectionDone {
+  emit({ type: 'StatusProjected', settled });
+  return { saveId, settled };
 }

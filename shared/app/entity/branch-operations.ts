@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   type BranchCommand,
   type BranchEffect,
+  type BranchFact,
   type BranchState,
   branchCommandSchema,
   handle,
@@ -119,6 +120,17 @@ export function runBranchOperation(
   stored: unknown,
   operation: string,
   input: unknown,
+): { state: BranchEntityState; answer: BranchOperationAnswer; facts: BranchFact[] } {
+  const facts: BranchFact[] = [];
+  return { ...runOperation(stored, operation, input, facts), facts };
+}
+
+/** {@link runBranchOperation}, recording the facts the branch decided into `facts`. */
+function runOperation(
+  stored: unknown,
+  operation: string,
+  input: unknown,
+  facts: BranchFact[],
 ): { state: BranchEntityState; answer: BranchOperationAnswer } {
   const reading = readStoredState(stored);
   // An unreadable state is answered, never rewritten: the release that wrote it can still read it.
@@ -142,10 +154,10 @@ export function runBranchOperation(
   const unsafe = unsafePath(state, commandsIn(operation as BranchOperationName, valid));
   if (unsafe !== undefined) return { state, answer: { ok: false, error: `${operation}: ${unsafe}` } };
   const requestId = 'requestId' in valid ? valid.requestId : undefined;
-  if (requestId === undefined) return runValid(state, operation as BranchOperationName, valid);
+  if (requestId === undefined) return runValid(state, operation as BranchOperationName, valid, facts);
   // A client signal delivered again (at least once, docs/branch-state-machine.md) changes nothing.
   if (seenRequest(state.requests, requestId)) return { state, answer: { ok: true } };
-  const ran = runValid(state, operation as BranchOperationName, valid);
+  const ran = runValid(state, operation as BranchOperationName, valid, facts);
   const atMs = Date.parse(
     'at' in valid ? valid.at : (valid as { commands: BranchCommand[] }).commands.at(-1)!.at,
   );
@@ -156,21 +168,25 @@ function runValid(
   state: BranchEntityState,
   operation: BranchOperationName,
   valid: unknown,
+  facts: BranchFact[],
 ): { state: BranchEntityState; answer: BranchOperationAnswer } {
   switch (operation) {
     case 'apply': {
       const { commands } = valid as z.output<(typeof branchOperationSchemas)['apply']>;
-      return { state: forgetSettled(applyAll(state, commands), commands.at(-1)!.at), answer: { ok: true } };
+      return {
+        state: forgetSettled(applyAll(state, commands, facts), commands.at(-1)!.at),
+        answer: { ok: true },
+      };
     }
     case 'withdraw': {
       const { command, saveId } = valid as z.output<(typeof branchOperationSchemas)['withdraw']>;
-      const next = applyAll(state, [command]);
+      const next = applyAll(state, [command], facts);
       const target = command.type === 'WithdrawSave' ? command.target : undefined;
       return { state: next, answer: { ok: true, withdraw: withdrawAnswer(next.branch, saveId, target) } };
     }
     case 'snapshot-part':
       return {
-        state: keepPart(state, valid as z.output<(typeof branchOperationSchemas)['snapshot-part']>),
+        state: keepPart(state, valid as z.output<(typeof branchOperationSchemas)['snapshot-part']>, facts),
         answer: { ok: true },
       };
     case 'snapshot-complete': {
@@ -191,11 +207,11 @@ function runValid(
         ...state,
         snapshots: { ...state.snapshots, [complete.snapshotId]: { ...waiting, awaiting: complete } },
       };
-      return { state: completeIfWhole(next, complete.snapshotId, complete.at), answer: { ok: true } };
+      return { state: completeIfWhole(next, complete.snapshotId, complete.at, facts), answer: { ok: true } };
     }
     case 'plan': {
       const { at } = valid as z.output<(typeof branchOperationSchemas)['plan']>;
-      const next = forgetSettled(applyAll(state, [{ type: 'Tick', at }]), at);
+      const next = forgetSettled(applyAll(state, [{ type: 'Tick', at }], facts), at);
       return { state: next, answer: { ok: true, plan: planOf(next, at) } };
     }
   }
@@ -210,6 +226,7 @@ function runValid(
 function keepPart(
   state: BranchEntityState,
   part: z.output<(typeof branchOperationSchemas)['snapshot-part']>,
+  facts: BranchFact[],
 ): BranchEntityState {
   const kept = { ref: part.payloadRef, bytes: part.bytes, objects: part.objects };
   let id = part.snapshotId;
@@ -233,14 +250,14 @@ function keepPart(
       objects: part.objects,
       prune: 'Never',
     };
-    return forgetSettled(applyAll({ ...state, snapshots }, [command]), part.at);
+    return forgetSettled(applyAll({ ...state, snapshots }, [command], facts), part.at);
   }
   const base = open ?? { target: part.target, openedAt: part.at, parts: [], completed: false };
   const next = {
     ...state,
     snapshots: { ...state.snapshots, [id]: { ...base, parts: [...base.parts, kept] } },
   };
-  return completeIfWhole(next, id, part.at);
+  return completeIfWhole(next, id, part.at, facts);
 }
 
 /** Whether a completed snapshot's write still waits unpublished and not in flight, so a part can join it. */
@@ -251,7 +268,12 @@ function joinable(state: BranchEntityState, snapshotId: string): boolean {
 }
 
 /** Applies a snapshot's awaited completion once every part it names has arrived. */
-function completeIfWhole(state: BranchEntityState, snapshotId: string, at: string): BranchEntityState {
+function completeIfWhole(
+  state: BranchEntityState,
+  snapshotId: string,
+  at: string,
+  facts: BranchFact[],
+): BranchEntityState {
   const open = state.snapshots[snapshotId];
   const complete = open?.awaiting;
   if (!open || !complete || open.parts.length < (complete.parts ?? 0)) return state;
@@ -275,10 +297,11 @@ function completeIfWhole(state: BranchEntityState, snapshotId: string, at: strin
     bytes: open.parts.reduce((sum, part) => sum + part.bytes, 0),
     objects: open.parts.reduce((sum, part) => sum + part.objects, 0),
   };
-  const next = applyAll({ ...state, snapshots }, [
-    ...complete.settings.map((c) => ({ ...c, at: decidedAt })),
-    command,
-  ]);
+  const next = applyAll(
+    { ...state, snapshots },
+    [...complete.settings.map((c) => ({ ...c, at: decidedAt })), command],
+    facts,
+  );
   return forgetSettled(next, decidedAt);
 }
 
@@ -321,9 +344,17 @@ function unsafePath(state: BranchEntityState, commands: readonly BranchCommand[]
   return undefined;
 }
 
-function applyAll(state: BranchEntityState, commands: readonly BranchCommand[]): BranchEntityState {
+function applyAll(
+  state: BranchEntityState,
+  commands: readonly BranchCommand[],
+  facts: BranchFact[],
+): BranchEntityState {
   let branch = state.branch;
-  for (const command of commands) branch = handle(branch, command).state;
+  for (const command of commands) {
+    const decided = handle(branch, command);
+    branch = decided.state;
+    facts.push(...decided.facts);
+  }
   return { ...state, branch };
 }
 

@@ -17,6 +17,8 @@ import {
   REQUEST_RENDERED_BYTES,
   snapshotScopeSchema,
 } from '../../resources';
+import { emit } from '../../telemetry/bus';
+import type { IntakeKind } from '../../telemetry/occurrences';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import { acceptChanges } from './accept-changes';
 import type { BranchGateway } from './branch-gateway';
@@ -72,6 +74,7 @@ async function ingest(
     attribution: how.attribution,
     at: request.at,
   });
+  reportReceived(target, how.attribution, result.changes, result.ignored);
   return accepted(how.status, result.changes, result.ignored, target);
 }
 
@@ -95,6 +98,7 @@ export async function postSnapshot({ runtime, gateway }: Deps, request: RouteReq
     },
   ]);
   await branch.wake();
+  reportReceived(target, 'snapshot', snapshot.changes, snapshot.ignored);
   return accepted(202, snapshot.changes, snapshot.ignored, target);
 }
 
@@ -128,6 +132,7 @@ export async function postSnapshotPart(
     bytes: part.bytes,
     objects: snapshot.changes.length,
   });
+  reportReceived(target, 'snapshot-part', snapshot.changes, snapshot.ignored);
   return accepted(202, snapshot.changes, snapshot.ignored, target);
 }
 
@@ -243,6 +248,24 @@ async function storePart(
   }
   await branch.checkAdmission({ bytes, items: Math.max(1, changes.length) }, at);
   return { payloadRef: await runtime.payloads.put(JSON.stringify(payload)), bytes };
+}
+
+/** Tells operators what a payload held, once its changes are durable. */
+function reportReceived(
+  target: ResolvedTarget,
+  intake: IntakeKind,
+  changes: readonly Change[],
+  ignored: readonly Ignored[],
+): void {
+  const byReason: Record<string, number> = {};
+  for (const { reason } of ignored) byReason[reason] = (byReason[reason] ?? 0) + 1;
+  emit({
+    type: 'ChangesReceived',
+    target: target.config.name,
+    intake,
+    accepted: changes.length,
+    ignored: byReason,
+  });
 }
 
 function accepted(

@@ -17,6 +17,7 @@ describe('the functions the app registers', () => {
         'dashboard: httpTrigger',
         'driver-keeper: timerTrigger',
         'healthz: httpTrigger',
+        'metrics: httpTrigger',
         'project-status: activityTrigger',
         'publish: activityTrigger',
         'read-remote: activityTrigger',
