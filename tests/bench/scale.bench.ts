@@ -151,55 +151,30 @@ async function main(): Promise<void> {
     return { ms: performance.now() - started, posted, commit, peakRss, peakState };
   };
 
-  const first = await snapshot('full', () => false);
-  const second = await snapshot('one-percent', (i) => i % 100 === 0);
-  clearInterval(sampler);
-  await host.waitForIdle();
-  const payloadBytes = folderBytes(join(dataDir, 'payloads'));
-  const files = Number(
-    await git(`--git-dir=${remote}`, 'ls-tree', '-r', '--name-only', 'main').then(
-      (out) => out.split('\n').length,
-    ),
-  );
-  const changedFiles = (
-    await git(`--git-dir=${remote}`, 'diff', '--name-only', `${first.commit}`, `${second.commit}`)
-  ).split('\n').length;
-  await host.stop();
-
-  // Baseline: git writing the same commits, fast-import then push, side by side on this machine.
+  // Baseline: git writing the same commit, fast-import then push, run as soon as kubescribe pushed it.
   const work = join(dataDir, 'baseline.git');
   const target = join(dataDir, 'baseline-remote.git');
   await git('init', '-q', '--bare', '-b', 'main', work);
   await git('init', '-q', '--bare', '-b', 'main', target);
-  await git(`--git-dir=${remote}`, 'branch', 'first', first.commit);
-  await git(`--git-dir=${remote}`, 'branch', 'second', second.commit);
-  const gitWrites = async (range: string, ref: string, extra: string[]) => {
+  const gitWrites = async (commit: string, ref: string, parent: string | null) => {
+    await git(`--git-dir=${remote}`, 'branch', ref, commit);
+    const range = parent ? [`${parent}..${ref}`, '--reference-excluded-parents'] : [ref];
     const stream = join(dataDir, 'stream');
-    writeFileSync(
-      stream,
-      (await run('git', [`--git-dir=${remote}`, 'fast-export', ...extra, range], { maxBuffer: 1 << 30 }))
-        .stdout,
-    );
+    const exported = await run('git', [`--git-dir=${remote}`, 'fast-export', ...range], {
+      maxBuffer: 1 << 30,
+    });
+    writeFileSync(stream, exported.stdout);
     const started = performance.now();
     await run('sh', ['-c', `git --git-dir="${work}" fast-import --quiet < "${stream}"`]);
     await git(`--git-dir=${work}`, 'push', '-q', target, `refs/heads/${ref}:refs/heads/main`);
-    return performance.now() - started;
+    const ms = performance.now() - started;
+    if ((await git(`--git-dir=${target}`, 'rev-parse', 'main')) !== commit) {
+      throw new Error('the baseline did not write the same commit');
+    }
+    return ms;
   };
-  const baselineFirst = await gitWrites('first', 'first', []);
-  const baselineSecond = await gitWrites('first..second', 'second', ['--reference-excluded-parents']);
-  if ((await git(`--git-dir=${target}`, 'rev-parse', 'main')) !== second.commit) {
-    throw new Error('the baseline did not write the same commits');
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-
-  console.log(
-    `scale: ${OBJECTS} objects (${files} files) in ${Math.ceil(OBJECTS / PART_OBJECTS)} parts of ${PART_OBJECTS}, ${NAMESPACES} namespaces, ${TYPES} resource types; then ${changedFiles} changed`,
-  );
   const mb = (bytes: number) => bytes / 1e6;
-  for (const [name, result, baseline] of [
-    ['snapshot into an empty repository', first, baselineFirst],
-    ['snapshot with 1% changed', second, baselineSecond],
-  ] as const) {
+  const reportPhase = (name: string, result: Awaited<ReturnType<typeof snapshot>>, baseline: number) => {
     console.log(`  ${name}: parts posted in ${Math.round(result.posted)} ms`);
     report({
       figure: `${OBJECTS} objects, ${name}: to pushed commit (ms)`,
@@ -222,14 +197,26 @@ async function main(): Promise<void> {
       goal: '<= 1 MB',
       met: result.peakState <= STATE_LIMIT,
     });
-  }
+  };
+
+  console.log(
+    `scale: ${OBJECTS} objects in ${Math.ceil(OBJECTS / PART_OBJECTS)} parts of ${PART_OBJECTS}, ${NAMESPACES} namespaces, ${TYPES} resource types; then 1% of them changed`,
+  );
+  const first = await snapshot('full', () => false);
+  reportPhase('snapshot into an empty repository', first, await gitWrites(first.commit, 'first', null));
+  const second = await snapshot('one-percent', (i) => i % 100 === 0);
+  reportPhase('snapshot with 1% changed', second, await gitWrites(second.commit, 'second', 'first'));
+  clearInterval(sampler);
+  await host.waitForIdle();
   report({
     figure: `${OBJECTS} objects: payload store after both (MB)`,
-    value: mb(payloadBytes),
+    value: mb(folderBytes(join(dataDir, 'payloads'))),
     baseline: null,
     goal: '—',
     met: null,
   });
+  await host.stop();
+  rmSync(dataDir, { recursive: true, force: true });
 }
 
 main().catch((error: unknown) => {
