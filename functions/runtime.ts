@@ -34,7 +34,8 @@ async function build(): Promise<AppRuntime> {
   // The Functions host runs the app from its root, where host.json is.
   const hostJson = await readFile(join(process.cwd(), 'host.json'), 'utf8').then(JSON.parse, () => ({}));
   checkPublishTimeout(loaded, functionTimeoutMs(hostJson));
-  await prepareLocalRepositories(loaded);
+  // `npm start` refused wrong local repositories before listening; here only the ones to create.
+  await prepareLocalRepositories(loaded, { refuse: false });
   const { keyEscrow, ...payloads } = await openPayloadStore({ setting: loaded.payloads });
   const runtime = createAppRuntime({ loaded, payloads, keyEscrow, nowMs: () => Date.now() });
   telemetry?.knowBranches(

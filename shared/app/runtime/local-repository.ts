@@ -9,9 +9,12 @@ import { ConfigInvalid, type ConfigIssue, isRemoteUrl, type LoadedConfig } from 
  * repository, or be created empty (a bare repository on branch `main`) when `createIfMissing` says
  * so. Otherwise the mistake would surface only later, as a failing publication in a status. Throws
  * `ConfigInvalid` listing every repository that is wrong.
+ * @param refuse false: only create the missing `createIfMissing` ones. The app's runtime does that:
+ *   a folder that goes missing after start is Git being down, which publication waits out.
  */
 export async function prepareLocalRepositories(
   loaded: Pick<LoadedConfig, 'config' | 'origin'>,
+  { refuse = true }: { refuse?: boolean } = {},
 ): Promise<void> {
   const issues: ConfigIssue[] = [];
   for (const [index, repository] of loaded.config.repositories.entries()) {
@@ -19,7 +22,7 @@ export async function prepareLocalRepositories(
     const message = await checkLocalRepository(repository.url, repository.createIfMissing);
     if (message !== undefined) issues.push({ path: `repositories[${index}].url`, message });
   }
-  if (issues.length > 0) throw new ConfigInvalid(describeOrigin(loaded.origin), issues);
+  if (refuse && issues.length > 0) throw new ConfigInvalid(describeOrigin(loaded.origin), issues);
 }
 
 async function checkLocalRepository(path: string, createIfMissing: boolean): Promise<string | undefined> {

@@ -36,7 +36,7 @@ export function azureEnvironment(): AzureEnvironment {
         ...settings,
       });
     },
-    repository: () => ({ name: 'state', url: join(dataDir, 'state.git'), createIfMissing: true }),
+    repository: () => ({ name: 'state', url: join(dataDir, 'state.git') }),
     target: { name: 'prod', repository: 'state', branch: 'main' },
   };
 }

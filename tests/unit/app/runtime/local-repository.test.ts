@@ -79,3 +79,23 @@ describe('local repositories checked at start', () => {
     ]);
   });
 });
+
+describe('local repositories as the app runtime prepares them', () => {
+  it('creates a createIfMissing repository and leaves a missing other one to publication, without refusing', async () => {
+    const loaded = await loadConfig({
+      env: {
+        KUBESCRIBE_CONFIG_CONTENT: JSON.stringify({
+          repositories: [
+            { name: 'platform', url: 'created.git', createIfMissing: true },
+            { name: 'archive', url: 'down.git' },
+          ],
+          targets: [{ name: 'prod', repository: 'platform', branch: 'main' }],
+        }),
+      },
+      readFile: (path) => readFile(path, 'utf8'),
+      cwd: folder,
+    });
+    await expect(prepareLocalRepositories(loaded, { refuse: false })).resolves.toBeUndefined();
+    expect(await readFile(join(folder, 'created.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+  });
+});
