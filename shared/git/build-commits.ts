@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { blobOidOf, contentBytes } from './blob-oid';
 import { checkWritePath } from './check-write-path';
 import { rememberCommit } from './commit-summaries';
 import { formatCommit } from './format-commit';
@@ -9,11 +9,6 @@ import type { GitOperation, GitWrite } from './types';
 export type BuiltCommits =
   | { kind: 'built'; commits: Record<string, string | null>; head: string | null; created: number }
   | { kind: 'writeRefused'; writeId: string; cause: string };
-
-const asBuffer = (content: string | Uint8Array) =>
-  typeof content === 'string'
-    ? Buffer.from(content, 'utf8')
-    : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
 
 /**
  * Turns the ordered writes into a chain of commits on `base`, one per write that changes the tree
@@ -92,11 +87,6 @@ function checkSizes(operation: GitOperation, maxObjectBytes: number): void {
 }
 
 /** The SHA Git names a blob of these bytes by (without storing it). */
-export function blobOidOf(content: string | Uint8Array): string {
-  const bytes = asBuffer(content);
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 function segmentsOf(path: string, inside: string): string[] {
   const checked = checkWritePath({ path, inside });
   if ('refused' in checked) throw new TreeConflict(checked.refused);
@@ -106,7 +96,7 @@ function segmentsOf(path: string, inside: string): string[] {
 async function applyOperation(editor: TreeEditor, operation: GitOperation, target: string): Promise<void> {
   switch (operation.op) {
     case 'put':
-      return editor.put(segmentsOf(operation.path, target), asBuffer(operation.content));
+      return editor.put(segmentsOf(operation.path, target), contentBytes(operation.content));
     case 'delete':
       return editor.remove(segmentsOf(operation.path, target));
     case 'snapshot': {
@@ -129,13 +119,13 @@ async function applyOperation(editor: TreeEditor, operation: GitOperation, targe
               (path) => covered === undefined || covered.test(relative(path)),
             )
           : [];
-      for (const file of files) await editor.put(file.segments, asBuffer(file.content));
+      for (const file of files) await editor.put(file.segments, contentBytes(file.content));
       for (const path of existing) if (!wanted.has(path)) await editor.remove(path.split('/'));
       return;
     }
     case 'rewrite': {
       const marker = segmentsOf(operation.marker.path, target);
-      const wanted = asBuffer(operation.marker.content);
+      const wanted = contentBytes(operation.marker.content);
       const current = await editor.blobOid(marker);
       if (current === undefined || current === blobOidOf(wanted)) return;
       const scope = operation.scope === '.' ? [] : segmentsOf(operation.scope, target);
@@ -145,7 +135,7 @@ async function applyOperation(editor: TreeEditor, operation: GitOperation, targe
       for (const path of paths) {
         const segments = path.split('/');
         const after = await operation.rewrite(path, (await editor.blobOid(segments))!);
-        if (after !== undefined) await editor.put(segments, asBuffer(after));
+        if (after !== undefined) await editor.put(segments, contentBytes(after));
       }
       await editor.put(marker, wanted);
       return;

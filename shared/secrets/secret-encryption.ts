@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { blobOidOf } from '../git/build-commits';
+import { blobOidOf } from '../git/blob-oid';
 import type { KubeObject } from '../resources/kube-object';
 import { renderYaml } from '../resources/render-yaml';
 import {

@@ -23,7 +23,12 @@ function metricOf(series: string): string {
 const sources: [string, string][] = [
   ['docs/observability.md', read('docs/observability.md')],
   ['deploy/monitoring/grafana-dashboard.json', read('deploy/monitoring/grafana-dashboard.json')],
-  ...['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)].flatMap((path) =>
+  ...[
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ].flatMap((path) =>
     [...read(path).matchAll(/^\s*```kusto\n([\s\S]*?)^\s*```/gm)].map((match, index): [string, string] => [
       `${path} KQL query ${index + 1}`,
       match[1] ?? '',

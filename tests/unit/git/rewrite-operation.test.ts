@@ -1,4 +1,5 @@
-import { blobOidOf, buildCommits } from '../../../shared/git/build-commits';
+import { blobOidOf } from '../../../shared/git/blob-oid';
+import { buildCommits } from '../../../shared/git/build-commits';
 import { createObjectStore } from '../../../shared/git/object-store';
 import type { GitOperation } from '../../../shared/git/types';
 import { aWrite } from '../../support/git/a-write';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blobOidOf } from '../../../shared/git/build-commits';
+import { blobOidOf } from '../../../shared/git/blob-oid';
 import { createFileKeyEscrow } from '../../../shared/payloads/key-escrow-store';
 import { splitHeldSecret, unwrapDataKey, wrapDataKey } from '../../../shared/secrets/key-escrow';
 import {
