@@ -2,16 +2,22 @@ import { app, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { DRIVER_KEEPER_SCHEDULE, keepDrivers } from '../shared/app/driver/driver-keeper';
 import { DRIVER_KEEPER } from '../shared/app/runtime/durable-names';
+import { reportQuietSources } from '../shared/app/runtime/source-activity';
 import { readBranchState, reviveDriver } from './branch-gateway';
 import { appRuntime } from './runtime';
 
-/** Every minute: restarts the driver of each configured branch that owes work and has none running. */
+/**
+ * Every minute: reports the sources gone quiet, and restarts the driver of each configured branch
+ * that owes work and has none running.
+ */
 app.timer(DRIVER_KEEPER, {
   schedule: DRIVER_KEEPER_SCHEDULE,
   extraInputs: [df.input.durableClient()],
   handler: async (_timer: unknown, context: InvocationContext) => {
     const client = df.getClient(context);
-    const revived = await keepDrivers(await appRuntime(), {
+    const runtime = await appRuntime();
+    reportQuietSources(runtime.activity, runtime.nowMs());
+    const revived = await keepDrivers(runtime, {
       read: (branchKey) => readBranchState(client, branchKey),
       revive: (input) => reviveDriver(client, input),
     });

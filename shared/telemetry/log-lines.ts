@@ -99,6 +99,13 @@ export function logLineOf(
           'event',
         )} (${occurrence.intake})`,
       );
+    case 'SourceWentQuiet':
+      return line(
+        'warn',
+        `source ${occurrence.source} has sent nothing since ${occurrence.lastHeard ?? 'the host started'}: its targets show SourceQuiet`,
+      );
+    case 'SourceHeardAgain':
+      return line('info', `source ${occurrence.source} is sending again`);
     case 'StatusProjected':
     case 'BranchMeasured':
     case 'GitCallTimed':

@@ -123,6 +123,12 @@ export const METRICS = [
     SECONDS,
   ),
   define(
+    'kubescribe_source_quiet',
+    'gauge',
+    ['source'],
+    '1 while a source with quietAfter has sent nothing for that long (its targets show SourceQuiet).',
+  ),
+  define(
     'kubescribe_branch_info',
     'gauge',
     ['branch', 'repository', 'branch_name'],
@@ -231,6 +237,12 @@ export function recordOccurrence(backend: MetricBackend, occurrence: Occurrence)
         { operation: occurrence.operation, outcome: outcomeOf(occurrence.ok) },
         occurrence.durationMs / 1000,
       );
+      return;
+    case 'SourceWentQuiet':
+      backend.set('kubescribe_source_quiet', { source: occurrence.source }, 1);
+      return;
+    case 'SourceHeardAgain':
+      backend.set('kubescribe_source_quiet', { source: occurrence.source }, 0);
       return;
     case 'IntakeResumed':
       return;

@@ -72,6 +72,10 @@ export type Occurrence =
         windowOpen: boolean;
       }
     >
+  /** A source configured with `quietAfter` has sent nothing for that long (reported once). */
+  | Occurrence_<'SourceWentQuiet', { source: string; lastHeard: string | null; quietSince: string }>
+  /** A source reported quiet sent again. */
+  | Occurrence_<'SourceHeardAgain', { source: string }>
   /** A save's outcome was written to its CommitRequest (`settled`), or must be tried again. */
   | Occurrence_<'StatusProjected', { settled: boolean }>
   | Occurrence_<'GitCallTimed', { call: string; durationMs: number; ok: boolean }>

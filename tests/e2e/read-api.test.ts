@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppHost, createBareRepository, git, startAppHost } from '../support/app/app-host';
+import { parsePrometheusText, sampleValue } from '../support/metrics/prometheus-text';
 
 const WRITER = { authorization: 'Bearer writer-token-0123456789' };
 const READER = { authorization: 'Bearer reader-token-0123456789' };
@@ -206,5 +207,32 @@ describe('the quiet-source alarm', () => {
     ).toBe(202);
     const cleared = (await app.http('GET', '/api/v1/targets/prod', undefined, READER)).body;
     expect(sourceQuiet(cleared)).toMatchObject({ status: 'False' });
+  });
+
+  it('tells the operator once per silence: a warning and the source_quiet gauge, both cleared when it sends', async () => {
+    const quietGauge = async () =>
+      sampleValue(
+        parsePrometheusText(await (await fetch(`${app.host.url}/metrics`)).text()),
+        'kubescribe_source_quiet',
+        {
+          source: 'cluster-a',
+        },
+      );
+    const said = (event: string) => app.logs.filter((record) => record.event === event);
+    const wentQuietBefore = said('SourceWentQuiet').length;
+    const heardBefore = said('SourceHeardAgain').length;
+
+    // The keeper looks every minute: well past quietAfter, the silence is reported once, not each minute.
+    await app.advance(20 * 60_000);
+    expect(said('SourceWentQuiet').slice(wentQuietBefore)).toEqual([
+      expect.objectContaining({ level: 'warn', source: 'cluster-a' }),
+    ]);
+    expect(await quietGauge()).toBe(1);
+
+    await app.http('POST', '/api/v1/targets/prod/events', { events: [configMap('e')] }, WRITER);
+    expect(said('SourceHeardAgain').slice(heardBefore)).toEqual([
+      expect.objectContaining({ source: 'cluster-a' }),
+    ]);
+    expect(await quietGauge()).toBe(0);
   });
 });

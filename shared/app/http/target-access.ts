@@ -5,6 +5,7 @@ import {
   checkWriteAccess,
 } from '../../api/auth';
 import { ApiError } from '../../api/errors';
+import { emit } from '../../telemetry/bus';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { RouteRequest } from './route-request';
 
@@ -29,7 +30,8 @@ export function targetFor(
 ): ResolvedTarget {
   const target = configuredTarget(runtime, name);
   checkWriteAccess(source, name);
-  runtime.activity.heard(source.name, Date.parse(at));
+  if (runtime.activity.heard(source.name, Date.parse(at)))
+    emit({ type: 'SourceHeardAgain', source: source.name });
   return target;
 }
 

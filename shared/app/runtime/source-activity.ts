@@ -1,4 +1,5 @@
 import type { Condition } from '../../branch';
+import { emit } from '../../telemetry/bus';
 
 /** A feed configured with `quietAfter`: the targets it writes and how long it may stay silent. */
 export interface WatchedFeed {
@@ -23,7 +24,10 @@ export interface QuietFeed {
  * is reported `quietAfter` later, never missed.
  */
 export interface SourceActivity {
-  heard(source: string, atMs: number): void;
+  /** Records a write from `source`; true when it had been reported quiet by {@link sweep} (heard again). */
+  heard(source: string, atMs: number): boolean;
+  /** The feeds gone quiet at `atMs` and not yet reported: each is reported once until it sends again. */
+  sweep(atMs: number): QuietFeed[];
   /** The feeds of `target` silent for longer than their `quietAfter` at `atMs`. */
   quiet(target: string, atMs: number): QuietFeed[];
   /** `SourceQuiet` True naming the silent feeds, False once they all sent; absent when no feed is watched. */
@@ -32,26 +36,32 @@ export interface SourceActivity {
 
 export function sourceActivity(feeds: readonly WatchedFeed[], startedAtMs: number): SourceActivity {
   const lastHeard = new Map<string, number>();
+  const reported = new Set<string>();
   const watches = (feed: WatchedFeed, target: string) =>
     feed.targets.includes('*') || feed.targets.includes(target);
+  const silence = (feed: WatchedFeed, atMs: number): QuietFeed[] => {
+    const heard = lastHeard.get(feed.source);
+    const quietSinceMs = (heard ?? startedAtMs) + feed.quietAfterMs;
+    if (atMs < quietSinceMs) return [];
+    return [
+      {
+        source: feed.source,
+        lastHeard: heard === undefined ? null : new Date(heard).toISOString(),
+        quietSince: new Date(quietSinceMs).toISOString(),
+      },
+    ];
+  };
   const quiet = (target: string, atMs: number): QuietFeed[] =>
-    feeds
-      .filter((feed) => watches(feed, target))
-      .flatMap((feed) => {
-        const heard = lastHeard.get(feed.source);
-        const quietSinceMs = (heard ?? startedAtMs) + feed.quietAfterMs;
-        if (atMs < quietSinceMs) return [];
-        return [
-          {
-            source: feed.source,
-            lastHeard: heard === undefined ? null : new Date(heard).toISOString(),
-            quietSince: new Date(quietSinceMs).toISOString(),
-          },
-        ];
-      });
+    feeds.filter((feed) => watches(feed, target)).flatMap((feed) => silence(feed, atMs));
   return {
     heard(source, atMs) {
       lastHeard.set(source, Math.max(atMs, lastHeard.get(source) ?? atMs));
+      return reported.delete(source);
+    },
+    sweep(atMs) {
+      const news = feeds.flatMap((feed) => silence(feed, atMs)).filter((feed) => !reported.has(feed.source));
+      for (const feed of news) reported.add(feed.source);
+      return news;
     },
     quiet,
     condition(target, atMs) {
@@ -84,4 +94,9 @@ export function sourceActivity(feeds: readonly WatchedFeed[], startedAtMs: numbe
       };
     },
   };
+}
+
+/** Tells the operators of every feed gone quiet since the last look (the keeper looks each minute). */
+export function reportQuietSources(activity: SourceActivity, atMs: number): void {
+  for (const feed of activity.sweep(atMs)) emit({ type: 'SourceWentQuiet', ...feed });
 }
