@@ -8,7 +8,13 @@ export {
   type MissingVariable,
   SettingsInvalid,
 } from './errors';
-export { type ConfigSecrets, type LoadedConfig, loadConfig } from './load-config';
+export {
+  type ConfigOrigin,
+  type ConfigSecrets,
+  describeConfigOrigin,
+  type LoadedConfig,
+  loadConfig,
+} from './load-config';
 export { checkTargetPath, isLoopbackHost } from './names';
 export { DEFAULT_PAYLOAD_CONTAINER, type PayloadsSetting, parsePayloadsSetting } from './payloads-setting';
 export { parseByteQuantity } from './quantity';

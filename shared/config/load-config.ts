@@ -15,6 +15,15 @@ import { type PayloadsSetting, parsePayloadsSetting } from './payloads-setting';
 import { configFileSchema, isRemoteUrl, type KubescribeConfig } from './schema';
 import { Secret } from './secret';
 
+/** Where the configuration came from. */
+export type ConfigOrigin = { kind: 'file'; file: string } | { kind: 'content' } | { kind: 'default' };
+
+/** The configuration's origin as errors and the start banner name it. */
+export function describeConfigOrigin(origin: ConfigOrigin): string {
+  if (origin.kind === 'file') return origin.file;
+  return origin.kind === 'content' ? 'KUBESCRIBE_CONFIG_CONTENT' : 'the default configuration';
+}
+
 /** The secrets the configuration names, resolved from the environment. */
 export type ConfigSecrets = {
   /** Git token per repository name, for repositories with a static `auth` (a `tokenEnv`). */
@@ -39,7 +48,7 @@ export type LoadedConfig = {
   config: KubescribeConfig;
   secrets: ConfigSecrets;
   /** Where the configuration came from: `KUBESCRIBE_CONFIG` (a file), `KUBESCRIBE_CONFIG_CONTENT`, or the default. */
-  origin: { kind: 'file'; file: string } | { kind: 'content' } | { kind: 'default' };
+  origin: ConfigOrigin;
   /** The embedded host's data folder (absolute). */
   dataDir: string;
   payloads: PayloadsSetting;
@@ -98,12 +107,7 @@ export async function loadConfig({
     origin = { kind: 'default' };
   }
 
-  const sourceName =
-    origin.kind === 'file'
-      ? origin.file
-      : origin.kind === 'content'
-        ? 'KUBESCRIBE_CONFIG_CONTENT'
-        : 'the default configuration';
+  const sourceName = describeConfigOrigin(origin);
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigInvalid(sourceName, toConfigIssues(parsed.error));
   const config = parsed.data;

@@ -2,7 +2,13 @@ import * as fs from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as Git from 'isomorphic-git';
-import { ConfigInvalid, type ConfigIssue, isRemoteUrl, type LoadedConfig } from '../../config';
+import {
+  ConfigInvalid,
+  type ConfigIssue,
+  describeConfigOrigin,
+  isRemoteUrl,
+  type LoadedConfig,
+} from '../../config';
 
 /**
  * Checks at start every repository the configuration gives as a local path: it must be a bare
@@ -22,7 +28,7 @@ export async function prepareLocalRepositories(
     const message = await checkLocalRepository(repository.url, repository.createIfMissing);
     if (message !== undefined) issues.push({ path: `repositories[${index}].url`, message });
   }
-  if (refuse && issues.length > 0) throw new ConfigInvalid(describeOrigin(loaded.origin), issues);
+  if (refuse && issues.length > 0) throw new ConfigInvalid(describeConfigOrigin(loaded.origin), issues);
 }
 
 async function checkLocalRepository(path: string, createIfMissing: boolean): Promise<string | undefined> {
@@ -48,9 +54,4 @@ function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function describeOrigin(origin: LoadedConfig['origin']): string {
-  if (origin.kind === 'file') return origin.file;
-  return origin.kind === 'content' ? 'KUBESCRIBE_CONFIG_CONTENT' : 'the default configuration';
 }

@@ -1,4 +1,4 @@
-import type { LoadedConfig } from '../../config';
+import { describeConfigOrigin, type LoadedConfig } from '../../config';
 import { repositoryForDisplay } from './branch-key';
 
 /**
@@ -14,11 +14,9 @@ export function startBanner({
 }): string {
   const { config, origin, dataDir } = loaded;
   const source =
-    origin.kind === 'file'
-      ? origin.file
-      : origin.kind === 'content'
-        ? 'KUBESCRIBE_CONFIG_CONTENT'
-        : 'the default configuration (no KUBESCRIBE_CONFIG)';
+    origin.kind === 'default'
+      ? `${describeConfigOrigin(origin)} (no KUBESCRIBE_CONFIG)`
+      : describeConfigOrigin(origin);
   const repositories = new Map(config.repositories.map((repository) => [repository.name, repository.url]));
   const lines = [
     `kubescribe is listening on ${url} (try ${url}/api/healthz); Ctrl-C stops it.`,
