@@ -6,6 +6,9 @@ import type { ObjectStore } from './object-store';
 import { createTreeEditor, type ReadTree, TreeConflict, type TreeEditor } from './tree-editor';
 import type { GitOperation, GitWrite } from './types';
 
+/** The object id of Git's empty tree. */
+const EMPTY_TREE_OID = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
 export type BuiltCommits =
   | { kind: 'built'; commits: Record<string, string | null>; head: string | null; created: number }
   | { kind: 'writeRefused'; writeId: string; cause: string };
@@ -36,7 +39,8 @@ export async function buildCommits({
   const editor = createTreeEditor({ rootTree: baseTree, readTree, store });
   const commits: Record<string, string | null> = {};
   let head = base;
-  let tree = baseTree;
+  // a branch without commits starts from the empty tree: a write that adds nothing to it commits nothing
+  let tree = baseTree ?? EMPTY_TREE_OID;
   let created = 0;
   for (const write of writes) {
     const already = landed.get(write.id);

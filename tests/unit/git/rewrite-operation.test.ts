@@ -73,4 +73,15 @@ describe('a rewrite operation', () => {
       expect(seen).toEqual([]);
     }
   });
+
+  it('given a branch without commits and nothing to rewrite then it commits nothing', async () => {
+    const result = await buildCommits({
+      base: null,
+      baseTree: null,
+      writes: [aWrite({ operations: [rewrite('new', () => 'changed', [])], targetPath: 't' })],
+      readTree: async () => [],
+      store: createObjectStore(),
+    });
+    expect(result).toMatchObject({ kind: 'built', created: 0, head: null });
+  });
 });
