@@ -1,3 +1,4 @@
+import { blobOidOf } from './blob-oid';
 import type { ObjectStore } from './object-store';
 import { editedTree, type TreeNode, type TreeVersion, wholeTree } from './tree-versions';
 
@@ -162,6 +163,11 @@ export function createTreeEditor({
 
   return {
     async put(segments, content) {
+      // a file already holding these bytes changes nothing: a snapshot re-puts every file of its
+      // scope, and only the few that differ may cost a blob, a folder rewrite and pack space
+      const current = await parentOf(segments, false);
+      const same = current ? (await load(current)).get(segments.at(-1)!) : undefined;
+      if (same?.type === 'blob' && same.oid === blobOidOf(content)) return;
       const dir = (await parentOf(segments, true))!;
       const entries = await load(dir);
       const name = segments.at(-1)!;
