@@ -53,6 +53,8 @@ const newDir = (oid: string | null, entries: Map<string, Node> | null = null): D
  * A view holds a tree's content only, so any repository holding that tree can use it.
  */
 const KEPT_VIEWS = 4;
+/** How many folders a walk reads at once. */
+const READ_AHEAD = 64;
 const keptViews = new Map<string, Dir>();
 
 /**
@@ -114,6 +116,26 @@ export function createTreeEditor({
         if (i < trail.length - 1) d.dirtyChildren.add(segments[i]!);
       });
     return dir;
+  }
+
+  /**
+   * Reads every folder under `dir` not read yet, a level at a time and READ_AHEAD at once: a cold
+   * walk of thousands of folders then waits on the disk in parallel, not once per folder in turn.
+   */
+  async function loadBelow(dir: Dir): Promise<void> {
+    let level = [dir];
+    while (level.length > 0) {
+      for (let i = 0; i < level.length; i += READ_AHEAD)
+        await Promise.all(level.slice(i, i + READ_AHEAD).map(load));
+      const next: Dir[] = [];
+      for (const d of level)
+        for (const node of d.entries!.values())
+          if (node.type === 'tree') {
+            node.dir ??= newDir(node.oid);
+            next.push(node.dir);
+          }
+      level = next;
+    }
   }
 
   async function collect(dir: Dir, prefix: string, out: string[]): Promise<void> {
@@ -188,6 +210,7 @@ export function createTreeEditor({
     async listFiles(segments) {
       if (segments.length === 0) {
         const out: string[] = [];
+        await loadBelow(root);
         await collect(root, '', out);
         return out;
       }
@@ -197,6 +220,7 @@ export function createTreeEditor({
       if (node?.type !== 'tree') return [];
       node.dir ??= newDir(node.oid);
       const out: string[] = [];
+      await loadBelow(node.dir);
       await collect(node.dir, segments.join('/'), out);
       return out;
     },
