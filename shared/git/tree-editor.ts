@@ -1,3 +1,4 @@
+import { blobOidOf } from './blob-oid';
 import type { ObjectStore } from './object-store';
 import { editedTree, type TreeNode, type TreeVersion, wholeTree } from './tree-versions';
 
@@ -52,6 +53,8 @@ const newDir = (oid: string | null, entries: Map<string, Node> | null = null): D
  * A view holds a tree's content only, so any repository holding that tree can use it.
  */
 const KEPT_VIEWS = 4;
+/** How many folders a walk reads at once. */
+const READ_AHEAD = 64;
 const keptViews = new Map<string, Dir>();
 
 /**
@@ -115,6 +118,26 @@ export function createTreeEditor({
     return dir;
   }
 
+  /**
+   * Reads every folder under `dir` not read yet, a level at a time and READ_AHEAD at once: a cold
+   * walk of thousands of folders then waits on the disk in parallel, not once per folder in turn.
+   */
+  async function loadBelow(dir: Dir): Promise<void> {
+    let level = [dir];
+    while (level.length > 0) {
+      for (let i = 0; i < level.length; i += READ_AHEAD)
+        await Promise.all(level.slice(i, i + READ_AHEAD).map(load));
+      const next: Dir[] = [];
+      for (const d of level)
+        for (const node of d.entries!.values())
+          if (node.type === 'tree') {
+            node.dir ??= newDir(node.oid);
+            next.push(node.dir);
+          }
+      level = next;
+    }
+  }
+
   async function collect(dir: Dir, prefix: string, out: string[]): Promise<void> {
     for (const [name, node] of await load(dir)) {
       const path = prefix ? `${prefix}/${name}` : name;
@@ -162,6 +185,11 @@ export function createTreeEditor({
 
   return {
     async put(segments, content) {
+      // a file already holding these bytes changes nothing: a snapshot re-puts every file of its
+      // scope, and only the few that differ may cost a blob, a folder rewrite and pack space
+      const current = await parentOf(segments, false);
+      const same = current ? (await load(current)).get(segments.at(-1)!) : undefined;
+      if (same?.type === 'blob' && same.oid === blobOidOf(content)) return;
       const dir = (await parentOf(segments, true))!;
       const entries = await load(dir);
       const name = segments.at(-1)!;
@@ -182,6 +210,7 @@ export function createTreeEditor({
     async listFiles(segments) {
       if (segments.length === 0) {
         const out: string[] = [];
+        await loadBelow(root);
         await collect(root, '', out);
         return out;
       }
@@ -191,6 +220,7 @@ export function createTreeEditor({
       if (node?.type !== 'tree') return [];
       node.dir ??= newDir(node.oid);
       const out: string[] = [];
+      await loadBelow(node.dir);
       await collect(node.dir, segments.join('/'), out);
       return out;
     },
