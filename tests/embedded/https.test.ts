@@ -4,13 +4,13 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestHost, type TestHost } from '../support/embedded/in-process-host';
+import { writeLoopbackCertificate } from '../support/tls/loopback-certificate';
 
 const APP = require.resolve('../support/embedded/sample-app');
 let t: TestHost;
@@ -19,26 +19,7 @@ let tls: { cert: string; key: string };
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kubescribe-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      ...[
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-      ],
-      ...['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
-      ...['-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')],
-    ],
-    { stdio: 'ignore' },
-  );
-  tls = { cert: readFileSync(join(dir, 'tls.crt'), 'utf8'), key: readFileSync(join(dir, 'tls.key'), 'utf8') };
+  tls = writeLoopbackCertificate(dir);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {

@@ -6,7 +6,7 @@
 // The container shares this machine's network (no network namespace), so the app in it reaches the
 // test's Git server on loopback and the test reaches the app's port.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { createBareRepo } from '../support/git/create-bare-repo';
 import { runGit } from '../support/git/run-git';
 import { startGitServer } from '../support/git/start-git-server';
+import { writeLoopbackCertificate } from '../support/tls/loopback-certificate';
 
 const ROOT = resolve(__dirname, '..', '..');
 const TAG = `kubescribe:${(require(join(ROOT, 'package.json')) as { version: string }).version}`;
@@ -128,32 +129,10 @@ function freePort(): Promise<number> {
 
 /** A self-signed certificate for 127.0.0.1 in `dir` (tls.crt, tls.key), readable by the image's user. */
 function selfSignedCertificate(dir: string): { cert: string } {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'tls.key'),
-      '-out',
-      join(dir, 'tls.crt'),
-    ],
-    { stdio: 'ignore' },
-  );
+  const { cert } = writeLoopbackCertificate(dir);
   const [uid, gid] = (config.User ?? '0:0').split(':').map(Number);
   for (const file of ['tls.crt', 'tls.key']) chownSync(join(dir, file), uid ?? 0, gid ?? uid ?? 0);
-  return { cert: readFileSync(join(dir, 'tls.crt'), 'utf8') };
+  return { cert };
 }
 
 /** An HTTPS request that trusts `ca` only; resolves with the status and the parsed JSON body. */
