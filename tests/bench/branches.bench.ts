@@ -9,14 +9,14 @@
  * a stalled remote must not hold back the others). BRANCH_ROUNDS (default 10) sets the rounds.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type * as EmbeddedHost from '../../embedded/host';
 import type { GitRequestKind } from '../support/git/start-fault-proxy';
 import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
+import { startCompiledApp } from './compiled-app';
 import { percentile, report } from './figures';
 
 const run = promisify(execFile);
@@ -44,7 +44,6 @@ function refOf(gitdir: string, branch: string): string {
 
 async function main(): Promise<void> {
   await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
-  const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
   const remotes: ProxiedRemote[] = [];
   for (let r = 0; r < REPOSITORIES; r++) remotes.push(await startProxiedRemote({ name: `state-${r}.git` }));
   const branches = Array.from({ length: BRANCHES }, (_, b) => ({
@@ -59,10 +58,10 @@ async function main(): Promise<void> {
     branch: branches[t % BRANCHES]!,
   }));
   const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-branches-'));
-  const configFile = join(dataDir, 'kubescribe.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
+  const host = await startCompiledApp({
+    dataDir,
+    logger: () => {},
+    config: {
       repositories: remotes.map((remote, r) => ({ name: `r${r}`, url: remote.url })),
       targets: targets.map((target) => ({
         name: target.name,
@@ -73,19 +72,7 @@ async function main(): Promise<void> {
       })),
       limits: { pushCooldown: '0s', gitCallTimeout: '10s', publishTimeout: '1m' },
       server: { auth: 'disabled' },
-    }),
-  );
-  Object.assign(process.env, {
-    KUBESCRIBE_CONFIG: configFile,
-    KUBESCRIBE_DATA: dataDir,
-    KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
-  });
-  const host = await startHost({
-    appEntry: join(ROOT, 'dist', 'functions', 'index.js'),
-    dataDir,
-    port: 0,
-    activityThreads: 1,
-    logger: () => {},
+    },
   });
   let sequence = 0;
   const change = async (target: (typeof targets)[number]): Promise<number> => {

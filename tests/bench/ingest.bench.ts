@@ -18,12 +18,12 @@
  *    idle window + 1 s): one change at a time, timed until the remote branch holds its commit.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type * as EmbeddedHost from '../../embedded/host';
+import { startCompiledApp } from './compiled-app';
 import { report } from './figures';
 import { auditEvent } from './ingest-load';
 
@@ -116,16 +116,15 @@ async function main(): Promise<void> {
   // what `npm start` runs: tsc's output, not the sources transformed on load
   await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
   const baselineBefore = await baselineRun();
-  const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
   const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-ingest-'));
   const remote = join(dataDir, 'state.git');
   const bulkRemote = join(dataDir, 'bulk.git');
   await run('git', ['init', '-q', '--bare', '-b', 'main', remote]);
   await run('git', ['init', '-q', '--bare', '-b', 'main', bulkRemote]);
-  const configFile = join(dataDir, 'kubescribe.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
+  const host = await startCompiledApp({
+    dataDir,
+    activityThreads: Number(process.env.ACTIVITY_THREADS ?? 1),
+    config: {
       repositories: [
         { name: 'state', url: remote },
         { name: 'bulk', url: bulkRemote },
@@ -144,20 +143,6 @@ async function main(): Promise<void> {
       ],
       limits: { pushCooldown: '0s' },
       server: { auth: 'disabled' },
-    }),
-  );
-  Object.assign(process.env, {
-    KUBESCRIBE_CONFIG: configFile,
-    KUBESCRIBE_DATA: dataDir,
-    KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
-  });
-  const host = await startHost({
-    appEntry: join(ROOT, 'dist', 'functions', 'index.js'),
-    dataDir,
-    port: 0,
-    activityThreads: Number(process.env.ACTIVITY_THREADS ?? 1),
-    logger: (level, event, fields) => {
-      if (level !== 'info' && level !== 'debug') console.error(event, fields);
     },
   });
   let entityOperations = 0;

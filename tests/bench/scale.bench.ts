@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type * as EmbeddedHost from '../../embedded/host';
 import type * as BranchKeys from '../../shared/app/runtime/branch-key';
+import { startCompiledApp } from './compiled-app';
 import { report } from './figures';
 
 const run = promisify(execFile);
@@ -67,17 +67,15 @@ async function git(...args: string[]): Promise<string> {
 
 async function main(): Promise<void> {
   await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
-  const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
   const { branchKeyFor } = require(
     join(ROOT, 'dist', 'shared', 'app', 'runtime', 'branch-key.js'),
   ) as typeof BranchKeys;
   const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-scale-'));
   const remote = join(dataDir, 'state.git');
   await git('init', '-q', '--bare', '-b', 'main', remote);
-  const configFile = join(dataDir, 'kubescribe.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
+  const host = await startCompiledApp({
+    dataDir,
+    config: {
       repositories: [{ name: 'state', url: remote }],
       targets: [
         { name: 'cluster', repository: 'state', branch: 'main', path: 'clusters/prod', prune: 'Always' },
@@ -85,20 +83,6 @@ async function main(): Promise<void> {
       // a whole cluster's snapshot is held before it publishes: a budget that fits it
       limits: { pushCooldown: '0s', branchBufferBytes: '1Gi', queueItems: 1_000_000 },
       server: { auth: 'disabled' },
-    }),
-  );
-  Object.assign(process.env, {
-    KUBESCRIBE_CONFIG: configFile,
-    KUBESCRIBE_DATA: dataDir,
-    KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
-  });
-  const host = await startHost({
-    appEntry: join(ROOT, 'dist', 'functions', 'index.js'),
-    dataDir,
-    port: 0,
-    activityThreads: 1,
-    logger: (level, event, fields) => {
-      if (level !== 'info' && level !== 'debug') console.error(event, fields);
     },
   });
   const branchKey = branchKeyFor(remote, 'main').key;
