@@ -126,7 +126,8 @@ async function main(): Promise<void> {
             repository: 'demo',
             branch: 'main',
             path: 'clusters/demo',
-            window: { idleTimeout: '1s', maxDuration: '5s' },
+            // idle long enough that Alice's save, posted right after her change, finds her window open on a busy machine
+            window: { idleTimeout: '3s', maxDuration: '10s' },
           },
         ],
         limits: { pushCooldown: '1s', retry: { initial: '1s', max: '5s' } },
