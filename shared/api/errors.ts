@@ -19,11 +19,17 @@ export const API_ERRORS = {
     status: 409,
     summary: 'The target is suspended by its configuration; only the configuration can resume it.',
   },
+  'too-many-parts': {
+    status: 409,
+    summary:
+      'The snapshot already has the most parts one snapshot may have; nothing of the part was accepted.',
+  },
   'payload-too-large': { status: 413, summary: 'The body is over the configured limit.' },
   'unsupported-media-type': { status: 415, summary: 'The body is not JSON.' },
   'intake-paused': {
     status: 429,
-    summary: 'The branch holds all it may while Git is failing; retry after the given seconds.',
+    summary:
+      'The branch holds all it may while Git is failing, or all the snapshot parts it may; retry after the given seconds.',
   },
   'not-ready': { status: 503, summary: 'The service is starting or its configuration could not be read.' },
 } as const;

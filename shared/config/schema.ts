@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX } from '../api/snapshot-parts';
 import { bareNumber, parseDuration } from './duration';
 import {
   checkTargetPath,
@@ -282,6 +283,14 @@ const limits = z
       })
       .prefault({}),
     pushCooldown: duration(DAY_MS, '24h').prefault('10s'),
+    // Lower only: the defaults are what keeps the branch entity's state under 1 MB (shared/api/snapshot-parts.ts).
+    snapshotParts: z.number().int().min(1).max(SNAPSHOT_PARTS_MAX).prefault(SNAPSHOT_PARTS_MAX),
+    branchSnapshotParts: z
+      .number()
+      .int()
+      .min(1)
+      .max(BRANCH_SNAPSHOT_PARTS_MAX)
+      .prefault(BRANCH_SNAPSHOT_PARTS_MAX),
   })
   .prefault({})
   .superRefine((value, ctx) => {
@@ -299,6 +308,13 @@ const limits = z
         message: 'must not be longer than retry.max',
       });
     }
+    if (value.branchSnapshotParts < value.snapshotParts) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['branchSnapshotParts'],
+        message: 'must not be less than snapshotParts',
+      });
+    }
     if (value.retry.initial === 0) {
       ctx.addIssue({ code: 'custom', path: ['retry', 'initial'], message: 'must be more than 0s' });
     }
@@ -310,6 +326,8 @@ const limits = z
     publishTimeoutMs: value.publishTimeout,
     retry: { initialMs: value.retry.initial, maxMs: value.retry.max },
     pushCooldownMs: value.pushCooldown,
+    snapshotParts: value.snapshotParts,
+    branchSnapshotParts: value.branchSnapshotParts,
   }));
 
 const server = z

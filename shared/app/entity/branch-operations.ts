@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SNAPSHOT_PARTS_MAX } from '../../api/snapshot-parts';
 import {
   type BranchCommand,
   type BranchEffect,
@@ -91,7 +92,7 @@ export const branchOperationSchemas = {
     }),
     revision: z.string().min(1).max(64),
     /** How many distinct parts the snapshot has; absent: the parts that have arrived. */
-    parts: z.number().int().positive().max(100_000).optional(),
+    parts: z.number().int().positive().max(SNAPSHOT_PARTS_MAX).optional(),
   }),
   /** Let due deadlines fire and answer what the driver must do next. */
   plan: z.strictObject({ at: instant }),

@@ -3,6 +3,7 @@ import { checkReadOnly } from '../../api/auth';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
+import { payloadRefOf } from '../../payloads';
 import type { SnapshotPartPayload } from '../../payloads/snapshot-part';
 import {
   admissionResponse,
@@ -25,6 +26,7 @@ import type { BranchGateway } from './branch-gateway';
 import { type BranchHandle, branchHandle } from './branch-handle';
 import { normalized } from './payload-errors';
 import { pathParam, type RouteRequest } from './route-request';
+import { checkPartRoom } from './snapshot-part-room';
 import { submitSave } from './submit-save';
 import { accessTarget, authenticate, targetFor } from './target-access';
 
@@ -84,7 +86,7 @@ export async function postSnapshot({ runtime, gateway }: Deps, request: RouteReq
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const snapshot = normalized('snapshot', () => normalizeSnapshot({ body, target: normalizeTarget(target) }));
   const branch = branchHandle(runtime, gateway, target);
-  const part = await storePart(runtime, branch, snapshot.changes, request.at);
+  const part = await storePart(runtime, branch, partPayload(snapshot.changes), request.at);
   await branch.apply(request.at, [
     {
       type: 'ApplySnapshot',
@@ -123,7 +125,17 @@ export async function postSnapshotPart(
     }),
   );
   const branch = branchHandle(runtime, gateway, target);
-  const part = await storePart(runtime, branch, snapshot.changes, request.at);
+  const payload = partPayload(snapshot.changes);
+  const part = await storePart(runtime, branch, payload, request.at, async () =>
+    checkPartRoom({
+      state: await branch.read(),
+      snapshotId,
+      payloadRef: payloadRefOf(Buffer.from(payload.text, 'utf8')),
+      limits: runtime.loaded.config.limits,
+      branchName: target.config.branch,
+      at: request.at,
+    }),
+  );
   await branch.signal('snapshot-part', {
     at: request.at,
     snapshotId,
@@ -136,12 +148,14 @@ export async function postSnapshotPart(
   return accepted(202, snapshot.changes, snapshot.ignored, target);
 }
 
-const completeSchema = z.strictObject({
-  scope: snapshotScopeSchema.optional(),
-  revision: z.string().min(1).max(64),
-  /** How many parts were sent; the snapshot is applied once that many distinct parts arrived. */
-  parts: z.number().int().positive().max(100_000).optional(),
-});
+/** The completion's body, `maxParts` being the configured parts a snapshot may have (`limits.snapshotParts`). */
+const completeSchema = (maxParts: number) =>
+  z.strictObject({
+    scope: snapshotScopeSchema.optional(),
+    revision: z.string().min(1).max(64),
+    /** How many parts were sent; the snapshot is applied once that many distinct parts arrived. */
+    parts: z.number().int().positive().max(maxParts).optional(),
+  });
 
 /** `POST /api/v1/targets/{target}/snapshots/{id}/complete`: every part has arrived; apply the snapshot. */
 export async function completeSnapshot(
@@ -150,7 +164,9 @@ export async function completeSnapshot(
 ): Promise<ApiResponse> {
   const target = accessTarget(runtime, request);
   const snapshotId = pathParam(request, 'id', snapshotIdSchema, 'snapshot id');
-  const body = completeSchema.safeParse(await readJson(request.body, runtime.bodyLimitBytes));
+  const body = completeSchema(runtime.loaded.config.limits.snapshotParts).safeParse(
+    await readJson(request.body, runtime.bodyLimitBytes),
+  );
   if (!body.success) {
     throw new ApiError(
       'invalid-input',
@@ -230,13 +246,8 @@ function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
   };
 }
 
-/** Stores a snapshot's (or part's) files as one payload, once the branch can take them. */
-async function storePart(
-  runtime: AppRuntime,
-  branch: BranchHandle,
-  changes: readonly Change[],
-  at: string,
-): Promise<{ payloadRef: string; bytes: number }> {
+/** A snapshot's (or part's) files as the one payload that stores them, and their bytes. */
+function partPayload(changes: readonly Change[]): { text: string; bytes: number; items: number } {
   const payload: SnapshotPartPayload = { files: [], deletes: [] };
   let bytes = 0;
   for (const change of changes) {
@@ -246,8 +257,20 @@ async function storePart(
       bytes += Buffer.byteLength(change.content);
     }
   }
-  await branch.checkAdmission({ bytes, items: Math.max(1, changes.length) }, at);
-  return { payloadRef: await runtime.payloads.put(JSON.stringify(payload)), bytes };
+  return { text: JSON.stringify(payload), bytes, items: Math.max(1, changes.length) };
+}
+
+/** Stores a payload once the branch can take it (and `check`, when given, refuses nothing). */
+async function storePart(
+  runtime: AppRuntime,
+  branch: BranchHandle,
+  payload: { text: string; bytes: number; items: number },
+  at: string,
+  check?: () => Promise<void>,
+): Promise<{ payloadRef: string; bytes: number }> {
+  await branch.checkAdmission({ bytes: payload.bytes, items: payload.items }, at);
+  await check?.();
+  return { payloadRef: await runtime.payloads.put(payload.text), bytes: payload.bytes };
 }
 
 /** Tells operators what a payload held, once its changes are durable. */

@@ -54,6 +54,8 @@ describe('loading the configuration', () => {
       publishTimeoutMs: 300_000,
       retry: { initialMs: 10_000, maxMs: 300_000 },
       pushCooldownMs: 10_000,
+      snapshotParts: 1000,
+      branchSnapshotParts: 2000,
     });
     expect(loaded.config.server).toEqual({ host: '127.0.0.1', port: 7071, auth: 'required' });
     expect(loaded.secrets.repositoryTokens.platform?.reveal()).toBe('git-token-value');
@@ -173,6 +175,21 @@ describe('refusing a bad configuration with the field path', () => {
   it('given a bad byte quantity when loaded then the issue names the limit', async () => {
     const issues = await issuesOf({ ...minimal, limits: { branchBufferBytes: '8MB' } });
     expect(issues).toEqual([{ path: 'limits.branchBufferBytes', message: expect.stringContaining('8Mi') }]);
+  });
+
+  it('given snapshot part limits above what keeps branch state under 1 MB when loaded then they are refused', async () => {
+    const issues = await issuesOf({ ...minimal, limits: { snapshotParts: 1001, branchSnapshotParts: 2001 } });
+    expect(issues.map((issue) => issue.path).sort()).toEqual([
+      'limits.branchSnapshotParts',
+      'limits.snapshotParts',
+    ]);
+  });
+
+  it('given a branch parts limit below the snapshot parts limit when loaded then it is refused', async () => {
+    const issues = await issuesOf({ ...minimal, limits: { snapshotParts: 10, branchSnapshotParts: 5 } });
+    expect(issues).toEqual([
+      { path: 'limits.branchSnapshotParts', message: 'must not be less than snapshotParts' },
+    ]);
   });
 
   it.each(['../escape', '/abs/path', 'a//b', 'clusters/../..', 'a/.git/b'])(

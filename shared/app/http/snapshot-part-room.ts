@@ -1,0 +1,55 @@
+import { ApiError } from '../../api/errors';
+import { type PublicationStatus, publicationStatus } from '../../branch';
+import type { BranchEntityState } from '../entity/branch-operations';
+
+// Nothing scheduled frees parts (a publication in flight, or snapshots still arriving): look again shortly.
+const PARTS_BUSY_RETRY_SECONDS = 5;
+
+/**
+ * Refuses, before anything of it is stored, a snapshot part the branch should not keep
+ * (limits in shared/api/snapshot-parts.ts): with 409 `too-many-parts` when its snapshot already
+ * has `snapshotParts` parts, with 429 `intake-paused` while the branch keeps `branchSnapshotParts`
+ * across its unsettled snapshots. A part the snapshot already holds (the same payload reference,
+ * sent again) always passes: it changes nothing. `state` is the branch's last known state, so
+ * parts in flight can exceed either limit by as many; the entity keeps them.
+ */
+export function checkPartRoom({
+  state,
+  snapshotId,
+  payloadRef,
+  limits,
+  branchName,
+  at,
+}: {
+  state: BranchEntityState | undefined;
+  snapshotId: string;
+  payloadRef: string;
+  limits: { snapshotParts: number; branchSnapshotParts: number };
+  branchName: string;
+  at: string;
+}): void {
+  if (!state) return;
+  const parts = state.snapshots[snapshotId]?.parts ?? [];
+  if (parts.some((part) => part.ref === payloadRef)) return;
+  if (parts.length >= limits.snapshotParts) {
+    throw new ApiError(
+      'too-many-parts',
+      `Snapshot "${snapshotId}" already has ${parts.length} parts, the most one snapshot may have (${limits.snapshotParts}); nothing of this part was accepted. Send the snapshot again under a new id in fewer, larger parts (a body may hold up to 10 MiB), or in snapshots of smaller scopes.`,
+    );
+  }
+  const kept = Object.values(state.snapshots).reduce((sum, open) => sum + open.parts.length, 0);
+  if (kept >= limits.branchSnapshotParts) {
+    throw new ApiError(
+      'intake-paused',
+      `Branch "${branchName}" keeps ${kept} parts of snapshots not yet published, the most it may (${limits.branchSnapshotParts}); nothing of this part was accepted. Parts are freed as their snapshots are published or abandoned.`,
+      { retryAfterSeconds: secondsUntilPartsFree(publicationStatus(state.branch, at), at) },
+    );
+  }
+}
+
+/** When kept parts may next be freed: at the next publication attempt while Git fails, else when the open window closes. */
+function secondsUntilPartsFree(status: PublicationStatus, at: string): number {
+  const next = status.retryAt ?? (status.window.open ? status.window.closesAt : undefined);
+  if (next === undefined) return PARTS_BUSY_RETRY_SECONDS;
+  return Math.max(1, Math.ceil((Date.parse(next) - Date.parse(at)) / 1000));
+}
