@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SNAPSHOT_PARTS_MAX } from '../api/snapshot-parts';
 import { forwardedObject } from './forwarded-object';
 import type { KubeObject } from './kube-reads';
 import type { SnapshotProgress } from './progress';
@@ -10,6 +11,13 @@ export interface PartLimits {
   partObjects: number;
   partBytes: number;
 }
+
+/**
+ * kubescribe takes at most {@link SNAPSHOT_PARTS_MAX} parts a snapshot, so after each tenth of that
+ * a part may hold twice as many objects: 1,000 parts then carry about 102,300 × `partObjects`
+ * objects (51 million at the default 500) before the byte limit, which stays as configured.
+ */
+const PARTS_PER_DOUBLING = SNAPSHOT_PARTS_MAX / 10;
 
 /**
  * Posts one scope's snapshot through `…/snapshots/{id}/parts` as objects arrive, then `complete`
@@ -38,7 +46,7 @@ export class SnapshotUpload {
     if (this.entries.length > 0 && this.bytes + size > this.limits.partBytes) await this.postPart(total);
     this.entries.push(entry);
     this.bytes += size;
-    if (this.entries.length >= this.limits.partObjects) await this.postPart(total);
+    if (this.entries.length >= this.objectsPerPart()) await this.postPart(total);
   }
 
   /** Posts the last part and completes the snapshot at `revision`. Returns how many objects it held. */
@@ -54,6 +62,10 @@ export class SnapshotUpload {
     });
     this.progress.done(this.scopeName, this.posted);
     return this.posted;
+  }
+
+  private objectsPerPart(): number {
+    return this.limits.partObjects * 2 ** Math.floor(this.parts / PARTS_PER_DOUBLING);
   }
 
   private async postPart(total: number | undefined): Promise<void> {
