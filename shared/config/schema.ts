@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX } from '../api/snapshot-parts';
+import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
 import { bareNumber, parseDuration } from './duration';
 import {
   checkTargetPath,
@@ -308,11 +308,12 @@ const limits = z
         message: 'must not be longer than retry.max',
       });
     }
-    if (value.branchSnapshotParts < value.snapshotParts) {
+    // A snapshot at its limit must fit the branch's: its parts, and its record counted as parts.
+    if (value.branchSnapshotParts < value.snapshotParts + SNAPSHOT_RECORD_PARTS) {
       ctx.addIssue({
         code: 'custom',
         path: ['branchSnapshotParts'],
-        message: 'must not be less than snapshotParts',
+        message: `must be at least snapshotParts + ${SNAPSHOT_RECORD_PARTS}`,
       });
     }
     if (value.retry.initial === 0) {

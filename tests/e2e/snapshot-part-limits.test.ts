@@ -1,6 +1,7 @@
 // A branch keeps every part of a snapshot sent in pieces until it is published, in durable state
 // that must stay under 1 MB: a part over the limits is refused before anything of it is stored.
-// Small limits (2 parts a snapshot, 3 a branch) stand in for the defaults (1,000 and 2,000).
+// Small limits stand in for the defaults (1,000 and 2,000): 2 parts a snapshot, and 27 a branch,
+// room for 3 snapshots of one part (each snapshot counts 8 parts more for its own record).
 jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core-module').coreModule, {
   virtual: true,
 });
@@ -12,7 +13,7 @@ import { BRANCH_ENTITY } from '../../shared/app/runtime/durable-names';
 import { appOnNewRepository, git, oneTargetConfig } from '../support/app/app-host';
 
 const world = appOnNewRepository((url) =>
-  oneTargetConfig({ url, limits: { snapshotParts: 2, branchSnapshotParts: 3, pushCooldown: '0s' } }),
+  oneTargetConfig({ url, limits: { snapshotParts: 2, branchSnapshotParts: 27, pushCooldown: '0s' } }),
 );
 
 const configMap = (name: string) => ({
@@ -87,7 +88,7 @@ it('answers 429 with Retry-After while the branch keeps the most parts it may, u
   expect(paused.status).toBe(429);
   expect(paused.body).toMatchObject({
     error: 'intake-paused',
-    message: expect.stringMatching(/keeps 3 parts of snapshots not yet published/),
+    message: expect.stringMatching(/keeps 3 parts in 3 snapshots not yet published/),
   });
   expect(paused.headers.get('retry-after')).toBe('5');
   expect(storedPayloads()).toEqual(payloads);

@@ -185,10 +185,10 @@ describe('refusing a bad configuration with the field path', () => {
     ]);
   });
 
-  it('given a branch parts limit below the snapshot parts limit when loaded then it is refused', async () => {
-    const issues = await issuesOf({ ...minimal, limits: { snapshotParts: 10, branchSnapshotParts: 5 } });
+  it('given a branch parts limit a snapshot at its limit would not fit when loaded then it is refused', async () => {
+    const issues = await issuesOf({ ...minimal, limits: { snapshotParts: 10, branchSnapshotParts: 17 } });
     expect(issues).toEqual([
-      { path: 'limits.branchSnapshotParts', message: 'must not be less than snapshotParts' },
+      { path: 'limits.branchSnapshotParts', message: 'must be at least snapshotParts + 8' },
     ]);
   });
 
