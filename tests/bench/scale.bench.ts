@@ -10,46 +10,36 @@
  * - the host's peak RSS and the branch entity's largest serialized state meanwhile (goal ≤ 1 MB at
  *   every point, the Durable Task Scheduler's entity limit), sampled every SAMPLE_MS;
  * - the payload store's bytes once published.
+ * Then, on that repository, a steady stream of changes (`stream-load.ts`, in a process of its own):
+ * STREAM_RATE watch events a second (default 20), one per post, modifying existing objects and
+ * adding new ones across the namespaces, STREAM_SAMPLES of them (default 200). The target's window
+ * is 1 s (idle and maximum: a steady stream never goes idle, so its maximum closes it). Each
+ * change's latency runs from its scheduled send until the remote branch's head holds it: p50 and
+ * p99 against the window (goal p99 <= window + 0.5 s), and the host's peak RSS meanwhile.
  * SCALE_OBJECTS=5000 runs it in about a minute.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type * as BranchKeys from '../../shared/app/runtime/branch-key';
+import { clusterObject, NAMESPACES, TYPES } from './cluster-objects';
 import { startCompiledApp } from './compiled-app';
-import { report } from './figures';
+import { percentile, report } from './figures';
 
 const run = promisify(execFile);
 const OBJECTS = Number(process.env.SCALE_OBJECTS ?? 100_000);
-const NAMESPACES = 200;
-const TYPES = 30;
 const PART_OBJECTS = 500;
 const POSTERS = 2;
 const SAMPLE_MS = Number(process.env.SAMPLE_MS ?? 250);
 const STATE_LIMIT = 1_000_000;
+const STREAM_SAMPLES = Number(process.env.STREAM_SAMPLES ?? 200);
+const STREAM_RATE = Number(process.env.STREAM_RATE ?? 20);
+const WINDOW_MS = 1000;
+const TARGET_PATH = 'clusters/prod';
 const ROOT = join(__dirname, '..', '..');
-
-/** Object `i` at `version`: namespace, resource type and name spread evenly. */
-function entry(i: number, version: number) {
-  const type = Math.floor(i / NAMESPACES) % TYPES;
-  return {
-    resource: `kind${type}s`,
-    object: {
-      apiVersion: 'bench.example.com/v1',
-      kind: `Kind${type}`,
-      metadata: {
-        name: `obj-${i}`,
-        namespace: `ns-${i % NAMESPACES}`,
-        labels: { app: `app-${i % 97}`, tier: type % 2 === 0 ? 'web' : 'data' },
-        resourceVersion: String(1_000_000 * (version + 1) + i),
-      },
-      spec: { replicas: 1 + (i % 5), image: `registry.example.com/app-${i % 97}:1.${version}`, index: i },
-    },
-  };
-}
 
 function folderBytes(folder: string): number {
   let total = 0;
@@ -78,7 +68,15 @@ async function main(): Promise<void> {
     config: {
       repositories: [{ name: 'state', url: remote }],
       targets: [
-        { name: 'cluster', repository: 'state', branch: 'main', path: 'clusters/prod', prune: 'Always' },
+        {
+          name: 'cluster',
+          repository: 'state',
+          branch: 'main',
+          path: TARGET_PATH,
+          prune: 'Always',
+          // snapshots commit without a window; the stream's changes wait for this one
+          window: { idleTimeout: `${WINDOW_MS / 1000}s`, maxDuration: `${WINDOW_MS / 1000}s` },
+        },
       ],
       // a whole cluster's snapshot is held before it publishes: a budget that fits it
       limits: { pushCooldown: '0s', branchBufferBytes: '1Gi', queueItems: 1_000_000 },
@@ -118,7 +116,7 @@ async function main(): Promise<void> {
           const part = next++;
           const objects = [];
           for (let i = part * PART_OBJECTS; i < Math.min(OBJECTS, (part + 1) * PART_OBJECTS); i++)
-            objects.push(entry(i, changed(i) ? 1 : 0));
+            objects.push(clusterObject(i, changed(i) ? 1 : 0));
           await post(`/snapshots/${id}/parts`, { objects });
         }
       }),
@@ -190,7 +188,6 @@ async function main(): Promise<void> {
   reportPhase('snapshot into an empty repository', first, await gitWrites(first.commit, 'first', null));
   const second = await snapshot('one-percent', (i) => i % 100 === 0);
   reportPhase('snapshot with 1% changed', second, await gitWrites(second.commit, 'second', 'first'));
-  clearInterval(sampler);
   await host.waitForIdle();
   report({
     figure: `${OBJECTS} objects: payload store after both (MB)`,
@@ -198,6 +195,67 @@ async function main(): Promise<void> {
     baseline: null,
     goal: '—',
     met: null,
+  });
+
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ');
+  const loadBefore = load();
+  peakRss = 0;
+  peakState = 0;
+  const streamed = await run(process.execPath, [
+    '--import',
+    'tsx',
+    join(__dirname, 'stream-load.ts'),
+    `${host.url}/api/v1/targets/cluster/events`,
+    remote,
+    TARGET_PATH,
+    String(OBJECTS),
+    String(STREAM_SAMPLES),
+    String(STREAM_RATE),
+  ]);
+  clearInterval(sampler);
+  const stream = JSON.parse(streamed.stdout) as {
+    latencies: number[];
+    heads: number;
+    answeredMaxMs: number;
+    inFlightMax: number;
+  };
+  console.log(
+    `  stream: ${STREAM_SAMPLES} changes at ${STREAM_RATE}/s, ${stream.heads} heads seen on the remote, ` +
+      `slowest answer ${Math.round(stream.answeredMaxMs)} ms, at most ${stream.inFlightMax} posts in flight; ` +
+      `load average ${loadBefore} before, ${load()} after`,
+  );
+  const streamFigure = `${OBJECTS} objects, a stream of ${STREAM_RATE} changes/s, ${WINDOW_MS / 1000} s window`;
+  report({
+    figure: `${streamFigure}: change-to-pushed latency p50 (ms)`,
+    value: percentile(stream.latencies, 50),
+    baseline: null,
+    goal: '—',
+    met: null,
+  });
+  const p99 = percentile(stream.latencies, 99);
+  report({
+    figure: `${streamFigure}: change-to-pushed latency p99 of ${STREAM_SAMPLES} (ms)`,
+    value: p99,
+    baseline: { what: 'window', value: WINDOW_MS },
+    goal: `<= ${WINDOW_MS + 500} ms (window + 0.5 s)`,
+    met: p99 <= WINDOW_MS + 500,
+  });
+  report({
+    figure: `${streamFigure}: host peak RSS (MB)`,
+    value: mb(peakRss),
+    baseline: null,
+    goal: '—',
+    met: null,
+  });
+  report({
+    figure: `${streamFigure}: largest entity state (MB)`,
+    value: mb(peakState),
+    baseline: null,
+    goal: '<= 1 MB',
+    met: peakState <= STATE_LIMIT,
   });
   await host.stop();
   rmSync(dataDir, { recursive: true, force: true });
