@@ -8,7 +8,8 @@
  * whose tree holds it (or a later change to the same object). Prints one JSON line on stdout:
  * the latencies (ms, sorted), the heads seen, the slowest answer to a post (ms), the most posts
  * in flight at once.
- * Usage: stream-load.ts <events url> <bare repository> <target folder> <cluster objects> <samples> <rate>
+ * Changes are numbered from `first` on, so that streams one after another write new content.
+ * Usage: stream-load.ts <events url> <bare repository> <target folder> <cluster objects> <first> <samples> <rate>
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -16,12 +17,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clusterObject, clusterObjectPath } from './cluster-objects';
 
-const [url, remote, folder, objectsArg, samplesArg, rateArg] = process.argv.slice(2);
+const [url, remote, folder, objectsArg, firstArg, samplesArg, rateArg] = process.argv.slice(2);
 const OBJECTS = Number(objectsArg);
+const FIRST = Number(firstArg);
 const SAMPLES = Number(samplesArg);
 const RATE = Number(rateArg);
 const POLL_MS = 20;
-const GIVE_UP_MS = 60_000;
+const GIVE_UP_MS = 120_000;
 
 /** Change `k` of the stream: which object it writes, and the watch event. */
 function streamChange(k: number, objects: number) {
@@ -96,7 +98,7 @@ async function main(): Promise<void> {
       const response = await fetch(url!, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ events: [streamChange(k, OBJECTS).event] }),
+        body: JSON.stringify({ events: [streamChange(FIRST + k, OBJECTS).event] }),
       });
       if (response.status !== 202)
         throw new Error(`change ${k}: ${response.status} ${await response.text()}`);
@@ -131,11 +133,11 @@ async function main(): Promise<void> {
       const open = scheduled.flatMap((_, k) => (latencies[k] === undefined ? [k] : []));
       const marks = await streamMarks(
         current,
-        open.map((k) => clusterObjectPath(streamChange(k, OBJECTS).i)),
+        open.map((k) => clusterObjectPath(streamChange(FIRST + k, OBJECTS).i)),
       );
       open.forEach((k, n) => {
         const mark = marks[n];
-        if (mark !== null && mark !== undefined && mark >= k) {
+        if (mark !== null && mark !== undefined && mark >= FIRST + k) {
           latencies[k] = now - scheduled[k]!;
           resolved++;
         }
