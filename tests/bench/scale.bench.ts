@@ -19,7 +19,8 @@
  * publish activity's mean time (from the host's metrics). The stream runs twice: on the local
  * bare repository, then through smart HTTP (`git http-backend` serving the same repository, a
  * second target on it; its first change, which fetches the branch into a cold cache, is timed
- * on its own).
+ * on its own). Each stream's mean publication is set beside `git push` of a commit of as many
+ * changed files to the same destination.
  * SCALE_OBJECTS=5000 runs it in about a minute.
  */
 import { execFile } from 'node:child_process';
@@ -30,9 +31,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type * as BranchKeys from '../../shared/app/runtime/branch-key';
 import { startGitServer } from '../support/git/start-git-server';
-import { clusterObject, NAMESPACES, TYPES } from './cluster-objects';
+import { clusterObject, clusterObjectPath, NAMESPACES, TYPES } from './cluster-objects';
 import { startCompiledApp } from './compiled-app';
-import { percentile, report } from './figures';
+import { median, percentile, report } from './figures';
 
 const run = promisify(execFile);
 const OBJECTS = Number(process.env.SCALE_OBJECTS ?? 100_000);
@@ -43,6 +44,7 @@ const STATE_LIMIT = 1_000_000;
 const STREAM_SAMPLES = Number(process.env.STREAM_SAMPLES ?? 200);
 const STREAM_RATE = Number(process.env.STREAM_RATE ?? 20);
 const WINDOW_MS = 1000;
+const BASELINE_PUSHES = 5;
 const TARGET_PATH = 'clusters/prod';
 const ROOT = join(__dirname, '..', '..');
 
@@ -290,9 +292,59 @@ async function main(): Promise<void> {
       goal: '<= 1 MB',
       met: state <= STATE_LIMIT,
     });
+    return { publishMs, changesPerPublication: Math.max(1, Math.round(STREAM_SAMPLES / runs)) };
   };
 
-  await streamPhase('cluster', branchKey, 0, 'local bare repository');
+  // Baseline of a publication: git pushing a commit of as many changed files (three in four
+  // modified, one in four new, as the stream's) to the same server, on the same tree (the baseline
+  // repository holds the second snapshot's commit); the median of BASELINE_PUSHES.
+  let baselineHead = second.commit;
+  let baselineChange = 0;
+  const gitPushes = async (destination: string, files: number) => {
+    const times: number[] = [];
+    for (let push = 0; push < BASELINE_PUSHES; push++) {
+      const lines = [
+        'commit refs/heads/main',
+        'committer Bench <bench@example.com> 1764633600 +0000',
+        'data 4',
+        'push',
+        `from ${baselineHead}`,
+      ];
+      for (let f = 0; f < files; f++, baselineChange++) {
+        const i = baselineChange % 4 === 0 ? 2 * OBJECTS + baselineChange : (baselineChange * 7919) % OBJECTS;
+        const content = `${JSON.stringify(clusterObject(i, 3, baselineChange), null, 2)}\n`;
+        lines.push(
+          `M 100644 inline ${TARGET_PATH}/${clusterObjectPath(i)}`,
+          `data ${Buffer.byteLength(content)}`,
+          content,
+        );
+      }
+      const stream = join(dataDir, 'push-stream');
+      writeFileSync(stream, `${lines.join('\n')}\n`);
+      await run('sh', ['-c', `git --git-dir="${work}" fast-import --quiet < "${stream}"`]);
+      baselineHead = await git(`--git-dir=${work}`, 'rev-parse', 'main');
+      const started = performance.now();
+      await git(`--git-dir=${work}`, 'push', '-q', destination, 'main:main');
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  const publicationFigure = (remoteKind: string, publishMs: number, files: number, pushMs: number) =>
+    report({
+      figure: `${OBJECTS} objects, ${remoteKind}: publication during the stream, mean (ms)`,
+      value: publishMs,
+      baseline: { what: `git push of a ${files}-file commit, median of ${BASELINE_PUSHES}`, value: pushMs },
+      goal: '—',
+      met: null,
+    });
+
+  const local = await streamPhase('cluster', branchKey, 0, 'local bare repository');
+  publicationFigure(
+    'local bare repository',
+    local.publishMs,
+    local.changesPerPublication,
+    await gitPushes(target, local.changesPerPublication),
+  );
   // The same branch through smart HTTP, as a hosted remote is reached: its first change fetches
   // the branch into a cold cache (timed on its own), the stream then runs on a warm one.
   const warmup = await streamThrough('cluster-http', STREAM_SAMPLES, 1);
@@ -303,7 +355,13 @@ async function main(): Promise<void> {
     goal: '—',
     met: null,
   });
-  await streamPhase('cluster-http', httpBranchKey, STREAM_SAMPLES + 1, 'smart HTTP');
+  const overHttp = await streamPhase('cluster-http', httpBranchKey, STREAM_SAMPLES + 1, 'smart HTTP');
+  publicationFigure(
+    'smart HTTP',
+    overHttp.publishMs,
+    overHttp.changesPerPublication,
+    await gitPushes(`${server.url}/baseline-remote.git`, overHttp.changesPerPublication),
+  );
   clearInterval(sampler);
   await host.stop();
   await server.stop();
