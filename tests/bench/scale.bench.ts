@@ -244,6 +244,7 @@ async function main(): Promise<void> {
     ]);
     return JSON.parse(streamed.stdout) as {
       latencies: number[];
+      afterAnswer: number[];
       heads: number;
       answeredMaxMs: number;
       inFlightMax: number;
@@ -265,6 +266,7 @@ async function main(): Promise<void> {
     console.log(
       `  stream (${remoteKind}): ${STREAM_SAMPLES} changes at ${STREAM_RATE}/s, ${stream.heads} heads seen on the remote, ` +
         `${runs} publications of ${Math.round(publishMs)} ms on average, ` +
+        `from the answer to pushed p50 ${Math.round(percentile(stream.afterAnswer, 50))} ms p99 ${Math.round(percentile(stream.afterAnswer, 99))} ms, ` +
         `slowest answer to a post ${Math.round(stream.answeredMaxMs)} ms, at most ${stream.inFlightMax} posts in flight; ` +
         `load average ${loadBefore} before, ${load()} after`,
     );

@@ -6,8 +6,9 @@
  * types; meanwhile it watches the remote branch, and each time its head moves it reads the changed
  * objects' files there. A change's latency runs from its scheduled send to the first head seen
  * whose tree holds it (or a later change to the same object). Prints one JSON line on stdout:
- * the latencies (ms, sorted), the heads seen, the slowest answer to a post (ms), the most posts
- * in flight at once.
+ * the latencies (ms, sorted), the same from each change's answer on (ms, sorted: what is left once
+ * the app has taken the change), the heads seen, the slowest answer to a post (ms), the most
+ * posts in flight at once.
  * Changes are numbered from `first` on, so that streams one after another write new content.
  * Usage: stream-load.ts <events url> <bare repository> <target folder> <cluster objects> <first> <samples> <rate>
  */
@@ -83,6 +84,8 @@ async function main(): Promise<void> {
   const intervalMs = 1000 / RATE;
   const scheduled: number[] = [];
   const latencies: (number | undefined)[] = [];
+  const answered: number[] = [];
+  const seenAt: number[] = [];
   let answeredMax = 0;
   let inFlight = 0;
   let inFlightMax = 0;
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
 
   const send = async (k: number) => {
     const postedAt = performance.now();
+    answered[k] = Number.POSITIVE_INFINITY;
     inFlight++;
     inFlightMax = Math.max(inFlightMax, inFlight);
     try {
@@ -102,6 +106,7 @@ async function main(): Promise<void> {
       });
       if (response.status !== 202)
         throw new Error(`change ${k}: ${response.status} ${await response.text()}`);
+      answered[k] = performance.now();
     } catch (error) {
       failure ??= error;
     } finally {
@@ -139,6 +144,7 @@ async function main(): Promise<void> {
         const mark = marks[n];
         if (mark !== null && mark !== undefined && mark >= FIRST + k) {
           latencies[k] = now - scheduled[k]!;
+          seenAt[k] = now;
           resolved++;
         }
       });
@@ -153,6 +159,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({
       latencies: (latencies as number[]).sort((a, b) => a - b),
+      // a head can hold a change before its answer arrives
+      afterAnswer: seenAt.map((at, k) => Math.max(0, at - answered[k]!)).sort((a, b) => a - b),
       heads,
       answeredMaxMs: answeredMax,
       inFlightMax,
