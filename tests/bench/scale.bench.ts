@@ -10,46 +10,43 @@
  * - the host's peak RSS and the branch entity's largest serialized state meanwhile (goal ≤ 1 MB at
  *   every point, the Durable Task Scheduler's entity limit), sampled every SAMPLE_MS;
  * - the payload store's bytes once published.
+ * Then, on that repository, a steady stream of changes (`stream-load.ts`, in a process of its own):
+ * STREAM_RATE watch events a second (default 20), one per post, modifying existing objects and
+ * adding new ones across the namespaces, STREAM_SAMPLES of them (default 200). The target's window
+ * is 1 s (idle and maximum: a steady stream never goes idle, so its maximum closes it). Each
+ * change's latency runs from its scheduled send until the remote branch's head holds it: p50 and
+ * p99 against the window (goal p99 <= window + 0.5 s), the host's peak RSS meanwhile, and the
+ * publish activity's mean time (from the host's metrics). The stream runs twice: on the local
+ * bare repository, then through smart HTTP (`git http-backend` serving the same repository, a
+ * second target on it; its first change, which fetches the branch into a cold cache, is timed
+ * on its own). Each stream's mean publication is set beside `git push` of a commit of as many
+ * changed files to the same destination.
  * SCALE_OBJECTS=5000 runs it in about a minute.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type * as BranchKeys from '../../shared/app/runtime/branch-key';
+import { startGitServer } from '../support/git/start-git-server';
+import { clusterObject, clusterObjectPath, NAMESPACES, TYPES } from './cluster-objects';
 import { startCompiledApp } from './compiled-app';
-import { report } from './figures';
+import { median, percentile, report } from './figures';
 
 const run = promisify(execFile);
 const OBJECTS = Number(process.env.SCALE_OBJECTS ?? 100_000);
-const NAMESPACES = 200;
-const TYPES = 30;
 const PART_OBJECTS = 500;
 const POSTERS = 2;
 const SAMPLE_MS = Number(process.env.SAMPLE_MS ?? 250);
 const STATE_LIMIT = 1_000_000;
+const STREAM_SAMPLES = Number(process.env.STREAM_SAMPLES ?? 200);
+const STREAM_RATE = Number(process.env.STREAM_RATE ?? 20);
+const WINDOW_MS = 1000;
+const BASELINE_PUSHES = 5;
+const TARGET_PATH = 'clusters/prod';
 const ROOT = join(__dirname, '..', '..');
-
-/** Object `i` at `version`: namespace, resource type and name spread evenly. */
-function entry(i: number, version: number) {
-  const type = Math.floor(i / NAMESPACES) % TYPES;
-  return {
-    resource: `kind${type}s`,
-    object: {
-      apiVersion: 'bench.example.com/v1',
-      kind: `Kind${type}`,
-      metadata: {
-        name: `obj-${i}`,
-        namespace: `ns-${i % NAMESPACES}`,
-        labels: { app: `app-${i % 97}`, tier: type % 2 === 0 ? 'web' : 'data' },
-        resourceVersion: String(1_000_000 * (version + 1) + i),
-      },
-      spec: { replicas: 1 + (i % 5), image: `registry.example.com/app-${i % 97}:1.${version}`, index: i },
-    },
-  };
-}
 
 function folderBytes(folder: string): number {
   let total = 0;
@@ -73,12 +70,28 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-scale-'));
   const remote = join(dataDir, 'state.git');
   await git('init', '-q', '--bare', '-b', 'main', remote);
+  // the same repository served by `git http-backend`, for the stream through smart HTTP
+  const server = await startGitServer({ root: dataDir });
+  const httpRemote = `${server.url}/state.git`;
+  const window = { idleTimeout: `${WINDOW_MS / 1000}s`, maxDuration: `${WINDOW_MS / 1000}s` };
   const host = await startCompiledApp({
     dataDir,
     config: {
-      repositories: [{ name: 'state', url: remote }],
+      repositories: [
+        { name: 'state', url: remote },
+        { name: 'state-http', url: httpRemote },
+      ],
       targets: [
-        { name: 'cluster', repository: 'state', branch: 'main', path: 'clusters/prod', prune: 'Always' },
+        {
+          name: 'cluster',
+          repository: 'state',
+          branch: 'main',
+          path: TARGET_PATH,
+          prune: 'Always',
+          // snapshots commit without a window; the stream's changes wait for this one
+          window,
+        },
+        { name: 'cluster-http', repository: 'state-http', branch: 'main', path: TARGET_PATH, window },
       ],
       // a whole cluster's snapshot is held before it publishes: a budget that fits it
       limits: { pushCooldown: '0s', branchBufferBytes: '1Gi', queueItems: 1_000_000 },
@@ -86,11 +99,13 @@ async function main(): Promise<void> {
     },
   });
   const branchKey = branchKeyFor(remote, 'main').key;
+  const httpBranchKey = branchKeyFor(httpRemote, 'main').key;
+  let sampledKey = branchKey;
   let peakRss = 0;
   let peakState = 0;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    const state = host.client.readEntityState('branch', branchKey);
+    const state = host.client.readEntityState('branch', sampledKey);
     if (state.exists) peakState = Math.max(peakState, JSON.stringify(state.state).length);
   }, SAMPLE_MS);
 
@@ -118,7 +133,7 @@ async function main(): Promise<void> {
           const part = next++;
           const objects = [];
           for (let i = part * PART_OBJECTS; i < Math.min(OBJECTS, (part + 1) * PART_OBJECTS); i++)
-            objects.push(entry(i, changed(i) ? 1 : 0));
+            objects.push(clusterObject(i, changed(i) ? 1 : 0));
           await post(`/snapshots/${id}/parts`, { objects });
         }
       }),
@@ -190,7 +205,6 @@ async function main(): Promise<void> {
   reportPhase('snapshot into an empty repository', first, await gitWrites(first.commit, 'first', null));
   const second = await snapshot('one-percent', (i) => i % 100 === 0);
   reportPhase('snapshot with 1% changed', second, await gitWrites(second.commit, 'second', 'first'));
-  clearInterval(sampler);
   await host.waitForIdle();
   report({
     figure: `${OBJECTS} objects: payload store after both (MB)`,
@@ -199,7 +213,160 @@ async function main(): Promise<void> {
     goal: '—',
     met: null,
   });
+
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ');
+  /** The publish activity's runs and seconds so far, from the host's metrics. */
+  const publishActivity = async () => {
+    const text = await (await fetch(`${host.url}/metrics`)).text();
+    const value = (name: string) =>
+      Number(new RegExp(`^${name}\\{activity="publish",outcome="ok"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return {
+      runs: value('kubescribe_activity_duration_seconds_count'),
+      seconds: value('kubescribe_activity_duration_seconds_sum'),
+    };
+  };
+  /** Runs `samples` changes of the stream from change `first` on through `target`; its latencies. */
+  const streamThrough = async (target: string, first: number, samples: number) => {
+    const streamed = await run(process.execPath, [
+      '--import',
+      'tsx',
+      join(__dirname, 'stream-load.ts'),
+      `${host.url}/api/v1/targets/${target}/events`,
+      remote,
+      TARGET_PATH,
+      String(OBJECTS),
+      String(first),
+      String(samples),
+      String(STREAM_RATE),
+    ]);
+    return JSON.parse(streamed.stdout) as {
+      latencies: number[];
+      afterAnswer: number[];
+      heads: number;
+      answeredMaxMs: number;
+      inFlightMax: number;
+    };
+  };
+  /** The stream through `target` (its branch entity sampled), reported under `remoteKind`. */
+  const streamPhase = async (target: string, key: string, first: number, remoteKind: string) => {
+    const loadBefore = load();
+    const publishedBefore = await publishActivity();
+    sampledKey = key;
+    peakRss = 0;
+    peakState = 0;
+    const stream = await streamThrough(target, first, STREAM_SAMPLES);
+    const rss = peakRss;
+    const state = peakState;
+    const published = await publishActivity();
+    const runs = published.runs - publishedBefore.runs;
+    const publishMs = ((published.seconds - publishedBefore.seconds) / runs) * 1000;
+    console.log(
+      `  stream (${remoteKind}): ${STREAM_SAMPLES} changes at ${STREAM_RATE}/s, ${stream.heads} heads seen on the remote, ` +
+        `${runs} publications of ${Math.round(publishMs)} ms on average, ` +
+        `from the answer to pushed p50 ${Math.round(percentile(stream.afterAnswer, 50))} ms p99 ${Math.round(percentile(stream.afterAnswer, 99))} ms, ` +
+        `slowest answer to a post ${Math.round(stream.answeredMaxMs)} ms, at most ${stream.inFlightMax} posts in flight; ` +
+        `load average ${loadBefore} before, ${load()} after`,
+    );
+    const figure = `${OBJECTS} objects, a stream of ${STREAM_RATE} changes/s, ${WINDOW_MS / 1000} s window, ${remoteKind}`;
+    report({
+      figure: `${figure}: change-to-pushed latency p50 (ms)`,
+      value: percentile(stream.latencies, 50),
+      baseline: null,
+      goal: '—',
+      met: null,
+    });
+    const p99 = percentile(stream.latencies, 99);
+    report({
+      figure: `${figure}: change-to-pushed latency p99 of ${STREAM_SAMPLES} (ms)`,
+      value: p99,
+      baseline: { what: 'window', value: WINDOW_MS },
+      goal: `<= ${WINDOW_MS + 500} ms (window + 0.5 s)`,
+      met: p99 <= WINDOW_MS + 500,
+    });
+    report({ figure: `${figure}: host peak RSS (MB)`, value: mb(rss), baseline: null, goal: '—', met: null });
+    report({
+      figure: `${figure}: largest entity state (MB)`,
+      value: mb(state),
+      baseline: null,
+      goal: '<= 1 MB',
+      met: state <= STATE_LIMIT,
+    });
+    return { publishMs, changesPerPublication: Math.max(1, Math.round(STREAM_SAMPLES / runs)) };
+  };
+
+  // Baseline of a publication: git pushing a commit of as many changed files (three in four
+  // modified, one in four new, as the stream's) to the same server, on the same tree (the baseline
+  // repository holds the second snapshot's commit); the median of BASELINE_PUSHES.
+  let baselineHead = second.commit;
+  let baselineChange = 0;
+  const gitPushes = async (destination: string, files: number) => {
+    const times: number[] = [];
+    for (let push = 0; push < BASELINE_PUSHES; push++) {
+      const lines = [
+        'commit refs/heads/main',
+        'committer Bench <bench@example.com> 1764633600 +0000',
+        'data 4',
+        'push',
+        `from ${baselineHead}`,
+      ];
+      for (let f = 0; f < files; f++, baselineChange++) {
+        const i = baselineChange % 4 === 0 ? 2 * OBJECTS + baselineChange : (baselineChange * 7919) % OBJECTS;
+        const content = `${JSON.stringify(clusterObject(i, 3, baselineChange), null, 2)}\n`;
+        lines.push(
+          `M 100644 inline ${TARGET_PATH}/${clusterObjectPath(i)}`,
+          `data ${Buffer.byteLength(content)}`,
+          content,
+        );
+      }
+      const stream = join(dataDir, 'push-stream');
+      writeFileSync(stream, `${lines.join('\n')}\n`);
+      await run('sh', ['-c', `git --git-dir="${work}" fast-import --quiet < "${stream}"`]);
+      baselineHead = await git(`--git-dir=${work}`, 'rev-parse', 'main');
+      const started = performance.now();
+      await git(`--git-dir=${work}`, 'push', '-q', destination, 'main:main');
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  const publicationFigure = (remoteKind: string, publishMs: number, files: number, pushMs: number) =>
+    report({
+      figure: `${OBJECTS} objects, ${remoteKind}: publication during the stream, mean (ms)`,
+      value: publishMs,
+      baseline: { what: `git push of a ${files}-file commit, median of ${BASELINE_PUSHES}`, value: pushMs },
+      goal: '—',
+      met: null,
+    });
+
+  const local = await streamPhase('cluster', branchKey, 0, 'local bare repository');
+  publicationFigure(
+    'local bare repository',
+    local.publishMs,
+    local.changesPerPublication,
+    await gitPushes(target, local.changesPerPublication),
+  );
+  // The same branch through smart HTTP, as a hosted remote is reached: its first change fetches
+  // the branch into a cold cache (timed on its own), the stream then runs on a warm one.
+  const warmup = await streamThrough('cluster-http', STREAM_SAMPLES, 1);
+  report({
+    figure: `${OBJECTS} objects, smart HTTP: first change to pushed, cold cache (ms)`,
+    value: warmup.latencies[0]!,
+    baseline: null,
+    goal: '—',
+    met: null,
+  });
+  const overHttp = await streamPhase('cluster-http', httpBranchKey, STREAM_SAMPLES + 1, 'smart HTTP');
+  publicationFigure(
+    'smart HTTP',
+    overHttp.publishMs,
+    overHttp.changesPerPublication,
+    await gitPushes(`${server.url}/baseline-remote.git`, overHttp.changesPerPublication),
+  );
+  clearInterval(sampler);
   await host.stop();
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
 
