@@ -2,7 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { app } from '@azure/functions';
 import { type AppRuntime, createAppRuntime } from '../shared/app/runtime/app-runtime';
-import { checkHosting, checkPublishTimeout, functionTimeoutMs } from '../shared/app/runtime/hosting';
+import {
+  checkHosting,
+  checkPublishTimeout,
+  checkRepositoryConcurrency,
+  functionTimeoutMs,
+  maxConcurrentActivities,
+} from '../shared/app/runtime/hosting';
 import { prepareLocalRepositories } from '../shared/app/runtime/local-repository';
 import { loadConfig } from '../shared/config';
 import { openPayloadStore } from '../shared/payloads';
@@ -34,6 +40,7 @@ async function build(): Promise<AppRuntime> {
   // The Functions host runs the app from its root, where host.json is.
   const hostJson = await readFile(join(process.cwd(), 'host.json'), 'utf8').then(JSON.parse, () => ({}));
   checkPublishTimeout(loaded, functionTimeoutMs(hostJson));
+  checkRepositoryConcurrency(loaded, maxConcurrentActivities(hostJson));
   // `npm start` refused wrong local repositories before listening; here only the ones to create.
   await prepareLocalRepositories(loaded, { refuse: false });
   const { keyEscrow, ...payloads } = await openPayloadStore({ setting: loaded.payloads });

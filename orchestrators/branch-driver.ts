@@ -2,12 +2,14 @@ import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-f
 import * as df from 'durable-functions';
 import type { ProjectionDone } from '../shared/app/activities/project-status';
 import type { RemoteHead } from '../shared/app/activities/read-remote';
+import { isRepositoryBusy, type RepositoryBusy } from '../shared/app/activities/repository-admission';
 import { type DriverInput, driverInputSchema } from '../shared/app/driver/driver-input';
 import { driverStatus } from '../shared/app/driver/driver-status';
 import {
   DRIVER_LOOPS_PER_EXECUTION,
   nextDriverStep,
   PROJECTION_RETRY_MS,
+  repositoryBusyWaitMs,
 } from '../shared/app/driver/driver-step';
 import type { BranchOperationAnswer } from '../shared/app/entity/branch-operations';
 import {
@@ -32,6 +34,15 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
   const now = () => context.df.currentUtcDateTime.toISOString();
   const apply = (commands: BranchCommand[]) => context.df.callEntity(entity, 'apply', { commands });
   let projectionsDeferredUntil: string | undefined;
+  // Git activities in a row answered RepositoryBusy: the wait before asking again grows with them.
+  let busy = 0;
+  /** Waits for the repository to have room (or a `wake`), then plans again: nothing was recorded. */
+  function* waitForRepository(): Generator<Task, void, unknown> {
+    yield* sleepUntil(
+      context,
+      new Date(context.df.currentUtcDateTime.getTime() + repositoryBusyWaitMs(++busy)),
+    );
+  }
 
   for (let loop = 0; loop < DRIVER_LOOPS_PER_EXECUTION; loop++) {
     const answer: BranchOperationAnswer = yield context.df.callEntity(entity, 'plan', { at: now() });
@@ -44,21 +55,31 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
     );
     switch (step.type) {
       case 'publish': {
-        const result: PublicationResult = yield* activityOr(
+        const result: PublicationResult | RepositoryBusy = yield* activityOr(
           context.df.callActivity(PUBLISH_ACTIVITY, {
             ...input,
             attempt: step.effect.attempt,
           }),
           (message): PublicationResult => ({ outcome: 'transient', cause: { message } }),
         );
+        if (isRepositoryBusy(result)) {
+          yield* waitForRepository();
+          break;
+        }
+        busy = 0;
         yield apply([{ type: 'RecordPublicationResult', at: now(), attempt: step.effect.attempt, result }]);
         break;
       }
       case 'probe-parent': {
-        const head: RemoteHead = yield* activityOr(
+        const head: RemoteHead | RepositoryBusy = yield* activityOr(
           context.df.callActivity(READ_REMOTE_ACTIVITY, { ...input, ref: step.effect.parentBranch }),
-          (message) => ({ found: false, cause: message }),
+          (message): RemoteHead => ({ found: false, cause: message }),
         );
+        if (isRepositoryBusy(head)) {
+          yield* waitForRepository();
+          break;
+        }
+        busy = 0;
         yield apply([
           {
             type: 'RecordProbeResult',
@@ -71,10 +92,15 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
         break;
       }
       case 'observe-remote': {
-        const head: RemoteHead = yield* activityOr(
+        const head: RemoteHead | RepositoryBusy = yield* activityOr(
           context.df.callActivity(READ_REMOTE_ACTIVITY, { ...input, ref: input.branch }),
-          (message) => ({ found: false, cause: message }),
+          (message): RemoteHead => ({ found: false, cause: message }),
         );
+        if (isRepositoryBusy(head)) {
+          yield* waitForRepository();
+          break;
+        }
+        busy = 0;
         yield apply([
           {
             type: 'RecordObservation',
@@ -102,17 +128,22 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
         break;
       }
       case 'sleep': {
-        const timer = context.df.createTimer(new Date(step.until));
-        const wake = context.df.waitForExternalEvent(WAKE_EVENT);
-        const winner = yield context.df.Task.any([timer, wake]);
-        // A pending timer keeps the instance alive until it fires: cancel the loser.
-        if (winner !== timer) timer.cancel();
+        yield* sleepUntil(context, new Date(step.until));
         break;
       }
     }
   }
   context.df.continueAsNew(input);
 };
+
+/** Sleeps on a durable timer until `until`, or until a `wake` event comes first. */
+function* sleepUntil(context: OrchestrationContext, until: Date): Generator<Task, void, unknown> {
+  const timer = context.df.createTimer(until);
+  const wake = context.df.waitForExternalEvent(WAKE_EVENT);
+  const winner = yield context.df.Task.any([timer, wake]);
+  // A pending timer keeps the instance alive until it fires: cancel the loser.
+  if (winner !== timer) timer.cancel();
+}
 
 /**
  * Runs an activity; an unexpected failure (a bug, a crash of the worker) becomes a result the

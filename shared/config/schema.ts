@@ -291,6 +291,7 @@ const limits = z
       .min(1)
       .max(BRANCH_SNAPSHOT_PARTS_MAX)
       .prefault(BRANCH_SNAPSHOT_PARTS_MAX),
+    repositoryConcurrency: z.number().int().min(1).max(64).prefault(2),
   })
   .prefault({})
   .superRefine((value, ctx) => {
@@ -329,6 +330,7 @@ const limits = z
     pushCooldownMs: value.pushCooldown,
     snapshotParts: value.snapshotParts,
     branchSnapshotParts: value.branchSnapshotParts,
+    repositoryConcurrency: value.repositoryConcurrency,
   }));
 
 const server = z

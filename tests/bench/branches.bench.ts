@@ -1,12 +1,13 @@
 /**
  * Many branches (`npm run bench -- branches`): 50 targets over 10 branches on 3 repositories, each
  * repository served by a real `git http-backend` behind its own fault proxy, the app on the embedded
- * host as `npm start` runs it (compiled, activities on one thread), 1 s idle windows. Each round
- * posts one change to a target of every branch at once and times each change until its branch's
- * ref on the remote moves (change-to-pushed latency per branch). Then the same rounds with one
- * repository stalled (every Git request to it hangs until kubescribe's call bound): the other
- * repositories' branches' p99 latency as a ratio to theirs with every remote healthy (goal ≤ 1.1×,
- * a stalled remote must not hold back the others). BRANCH_ROUNDS (default 10) sets the rounds.
+ * host as `npm start` runs it (compiled, activities on one thread, the project's host.json and so its
+ * 4 activity slots), 1 s idle windows. Each round posts one change to a target of every branch at
+ * once and times each change until its branch's ref on the remote moves (change-to-pushed latency
+ * per branch). Then the same rounds with one repository stalled (every Git request to it hangs until
+ * kubescribe's call bound): the other repositories' branches' p99 latency as a ratio to theirs with
+ * every remote healthy (goal ≤ 1.1×, a stalled remote must not hold back the others). BRANCH_ROUNDS
+ * (default 10) sets the rounds.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
   const host = await startCompiledApp({
     dataDir,
     logger: () => {},
+    // the project's host.json, as `npm start` and the Functions host read it: its activity slots
+    hostJson: join(ROOT, 'host.json'),
     config: {
       repositories: remotes.map((remote, r) => ({ name: `r${r}`, url: remote.url })),
       targets: targets.map((target) => ({

@@ -19,11 +19,14 @@ export async function startCompiledApp({
   config,
   dataDir,
   activityThreads = 1,
+  hostJson,
   logger = warningsOnly,
 }: {
   config: unknown;
   dataDir: string;
   activityThreads?: number;
+  /** The host settings (`npm start` reads the project's host.json); default: the embedded host's defaults. */
+  hostJson?: EmbeddedHost.HostOptions['hostJson'];
   logger?: EmbeddedHost.HostOptions['logger'];
 }): Promise<Host> {
   const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
@@ -39,6 +42,7 @@ export async function startCompiledApp({
     dataDir,
     port: 0,
     activityThreads,
+    ...(hostJson === undefined ? {} : { hostJson }),
     logger,
   });
 }

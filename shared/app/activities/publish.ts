@@ -11,6 +11,7 @@ import { type BranchEntityState, publicationInFlight } from '../entity/branch-op
 import type { AppRuntime } from '../runtime/app-runtime';
 import { toGitWrites, toPublicationResult } from './git-writes';
 import { BranchRebound, boundRepository, gitCacheDir, remoteOf } from './remote';
+import type { RepositoryBusy } from './repository-admission';
 
 /** The `publish` activity's input: the driver's branch and the attempt to publish (its writes are in the entity). */
 export const publishInputSchema = driverInputSchema.extend({ attempt: z.string().min(1) });
@@ -22,22 +23,16 @@ export type PublishInput = z.infer<typeof publishInputSchema>;
  * to a repository (its URL changed) is answered `rejected` without a Git call: its work stays
  * pending, retried on the backoff, and its status says why. An attempt no longer in flight (its result
  * was recorded before this run: an activity can run twice) is answered as a transient failure,
- * which the branch ignores since it names a stale attempt.
+ * which the branch ignores since it names a stale attempt. When the repository already has
+ * `limits.repositoryConcurrency` Git activities in flight in this process, it answers
+ * `RepositoryBusy` at once (repository-admission.ts): a remote whose calls hang cannot take every
+ * activity slot.
  */
 export async function runPublish(
   runtime: AppRuntime,
   rawInput: unknown,
-  {
-    env,
-    readBranch,
-    warn = () => {},
-  }: {
-    env: Record<string, string | undefined>;
-    readBranch: (branchKey: string) => Promise<BranchEntityState | undefined>;
-    /** Where a refused write or a held branch is logged, so an operator can see why. */
-    warn?: (message: string) => void;
-  },
-): Promise<PublicationResult> {
+  effects: PublishEffects,
+): Promise<PublicationResult | RepositoryBusy> {
   const input: PublishInput = publishInputSchema.parse(rawInput);
   let repository: RepositoryConfig;
   let remote: GitRemote;
@@ -46,9 +41,33 @@ export async function runPublish(
     repository = boundRepository(runtime, input);
     ({ remote, credentials } = remoteOf(runtime, repository));
   } catch (error) {
-    if (error instanceof BranchRebound) warn(error.message);
+    if (error instanceof BranchRebound) effects.warn?.(error.message);
     return { outcome: 'rejected', cause: { message: ensureError(error).message } };
   }
+  return runtime.gitAdmission.run(repository.url, runtime.loaded.config.limits.repositoryConcurrency, () =>
+    land(runtime, input, { repository, remote, ...(credentials ? { credentials } : {}) }, effects),
+  );
+}
+
+/** What the activity takes from its host: the environment, the branch's stored state, a log. */
+interface PublishEffects {
+  env: Record<string, string | undefined>;
+  readBranch: (branchKey: string) => Promise<BranchEntityState | undefined>;
+  /** Where a refused write or a held branch is logged, so an operator can see why. */
+  warn?: (message: string) => void;
+}
+
+/** Lands the attempt's writes on the bound repository's remote. */
+async function land(
+  runtime: AppRuntime,
+  input: PublishInput,
+  {
+    repository,
+    remote,
+    credentials,
+  }: { repository: RepositoryConfig; remote: GitRemote; credentials?: GitCredentials },
+  { env, readBranch, warn = () => {} }: PublishEffects,
+): Promise<PublicationResult> {
   const state = await readBranch(input.branchKey);
   const inFlight = state ? publicationInFlight(state, input.attempt) : undefined;
   if (!inFlight)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RepositoryConfig } from '../../config';
 import { ensureError } from '../../errors';
 import type { GitCredentials } from '../../git/credentials';
 import { readBranchHead } from '../../git/read-branch-head';
@@ -6,6 +7,7 @@ import type { GitRemote } from '../../git/types';
 import { driverInputSchema } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
 import { boundRepository, remoteOf } from './remote';
+import type { RepositoryBusy } from './repository-admission';
 
 /** The `read-remote` activity's input: which ref to read (null: the remote's default branch). */
 export const readRemoteInputSchema = driverInputSchema.extend({ ref: z.string().min(1).nullable() });
@@ -21,16 +23,34 @@ export interface RemoteHead {
 /**
  * The `read-remote` activity: where a ref points (a parent probe, or an observation of the branch).
  * A branch no repository is bound to any more reads nothing: another repository's head is no base.
+ * Held to `limits.repositoryConcurrency` like a publication (`RepositoryBusy`: not read, ask again).
  */
-export async function runReadRemote(runtime: AppRuntime, rawInput: unknown): Promise<RemoteHead> {
+export async function runReadRemote(
+  runtime: AppRuntime,
+  rawInput: unknown,
+): Promise<RemoteHead | RepositoryBusy> {
   const input: ReadRemoteInput = readRemoteInputSchema.parse(rawInput);
+  let repository: RepositoryConfig;
   let remote: GitRemote;
   let credentials: GitCredentials | undefined;
   try {
-    ({ remote, credentials } = remoteOf(runtime, boundRepository(runtime, input)));
+    repository = boundRepository(runtime, input);
+    ({ remote, credentials } = remoteOf(runtime, repository));
   } catch (error) {
     return { found: false, cause: ensureError(error).message };
   }
+  const { repositoryConcurrency } = runtime.loaded.config.limits;
+  return runtime.gitAdmission.run(repository.url, repositoryConcurrency, () =>
+    readHead(runtime, input, remote, credentials),
+  );
+}
+
+async function readHead(
+  runtime: AppRuntime,
+  input: ReadRemoteInput,
+  remote: GitRemote,
+  credentials: GitCredentials | undefined,
+): Promise<RemoteHead> {
   const result = await readBranchHead({
     remote,
     ...(credentials ? { credentials } : {}),

@@ -46,3 +46,18 @@ export function nextDriverStep(
   const earliest = wakeups.reduce((a, b) => (Date.parse(b.until) < Date.parse(a.until) ? b : a));
   return { type: 'sleep', ...earliest };
 }
+
+/** The first wait of a driver whose Git activity found its repository busy (RepositoryBusy). */
+export const REPOSITORY_BUSY_FIRST_WAIT_MS = 1000;
+/** The longest: a repository whose calls hang stays busy for their bound, which may be minutes. */
+export const REPOSITORY_BUSY_MAX_WAIT_MS = 16 * 1000;
+
+/**
+ * How long a driver waits before asking again after `times` RepositoryBusy answers in a row: one
+ * second, doubling up to 16 s, so a branch behind a busy repository publishes soon after it has room
+ * and a repository that stays stalled is not asked every second.
+ */
+export function repositoryBusyWaitMs(times: number): number {
+  const exponent = Math.min(Math.max(times - 1, 0), 4);
+  return Math.min(REPOSITORY_BUSY_FIRST_WAIT_MS * 2 ** exponent, REPOSITORY_BUSY_MAX_WAIT_MS);
+}

@@ -7,6 +7,7 @@ import type { NormalizeTarget } from '../../resources';
 import { createEncryptionCounters, type EncryptionCounters } from '../../secrets/encryption-counts';
 import { secretEncryptor, targetEncryption } from '../../secrets/secret-encryption';
 import type { SopsEncryption } from '../../secrets/sops-document';
+import { createRepositoryAdmission, type RepositoryAdmission } from '../activities/repository-admission';
 import { type BranchKey, branchKeyFor } from './branch-key';
 import { type SourceActivity, sourceActivity } from './source-activity';
 
@@ -41,6 +42,8 @@ export interface AppRuntime {
   encryptionCounters: EncryptionCounters;
   /** When each source last sent, for the quiet-source alarm (`sources[].quietAfter`). */
   activity: SourceActivity;
+  /** The Git activities each repository runs in this process, held to `limits.repositoryConcurrency`. */
+  gitAdmission: RepositoryAdmission;
 }
 
 /** The contract's default body limit (docs/api.md). */
@@ -102,6 +105,7 @@ export function createAppRuntime({
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     nowMs,
     encryptionCounters,
+    gitAdmission: createRepositoryAdmission(),
     activity: sourceActivity(
       config.sources.flatMap((source) =>
         source.quietAfter === undefined

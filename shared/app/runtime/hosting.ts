@@ -74,3 +74,30 @@ export function checkPublishTimeout(loaded: LoadedConfig, timeoutMs: number): vo
     ],
   );
 }
+
+/** host.json's `extensions.durableTask.maxConcurrentActivityFunctions`, if it sets one. */
+export function maxConcurrentActivities(hostJson: unknown): number | undefined {
+  const value = (
+    hostJson as { extensions?: { durableTask?: { maxConcurrentActivityFunctions?: unknown } } } | null
+  )?.extensions?.durableTask?.maxConcurrentActivityFunctions;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * Refuses a `repositoryConcurrency` that lets one repository take every activity slot of an
+ * instance: while its calls hang (each until `gitCallTimeout`), no other repository would publish.
+ * Without a host.json limit the host's default (10 per processor) leaves room for any allowed value.
+ */
+export function checkRepositoryConcurrency(loaded: LoadedConfig, activitySlots: number | undefined): void {
+  const perRepository = loaded.config.limits.repositoryConcurrency;
+  if (activitySlots === undefined || perRepository < activitySlots) return;
+  throw new ConfigInvalid(
+    loaded.origin.kind === 'default' ? 'the default configuration' : 'the configuration',
+    [
+      {
+        path: 'limits.repositoryConcurrency',
+        message: `${perRepository} would let one repository whose calls hang hold all ${activitySlots} activity slots of host.json's maxConcurrentActivityFunctions: at most ${activitySlots - 1}`,
+      },
+    ],
+  );
+}

@@ -29,6 +29,11 @@ export interface AppHost {
   http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<AppResponse>;
   /** Moves the virtual clock (and `Date`) forward and waits until the host is idle again. */
   advance(ms: number): Promise<void>;
+  /**
+   * Moves the virtual clock (and `Date`) forward without waiting for the host to be idle: for a
+   * test in which Git calls hang, so the host is not idle until their bound.
+   */
+  tick(ms: number): void;
   now(): number;
   /** Stops the host and starts a new one on the same data folder and clock. */
   restart(): Promise<void>;
@@ -122,6 +127,10 @@ export async function startAppHost(
         clock.advance(step);
         await app.host.waitForIdle();
       }
+    },
+    tick(ms) {
+      jest.setSystemTime(clock.now() + ms);
+      clock.advance(ms);
     },
     now: () => clock.now(),
     async restart() {

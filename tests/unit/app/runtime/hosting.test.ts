@@ -39,6 +39,26 @@ describe('the app runtime on the Functions host', () => {
     await expect(appRuntime()).rejects.toThrow(/server\.auth is "disabled"/);
   });
 
+  // the runtime is built once per process, so this runs before a test that builds it successfully
+  it("refuses a repositoryConcurrency that would let one repository take every activity slot of the project's host.json", async () => {
+    const config = (repositoryConcurrency: number) =>
+      JSON.stringify({
+        repositories: [repository()],
+        targets: [target],
+        sources: [{ name: 'cluster-a', tokenEnv: 'CLUSTER_A_TOKEN', targets: ['*'] }],
+        limits: { repositoryConcurrency },
+      });
+    // host.json: maxConcurrentActivityFunctions 4
+    onAzure({ KUBESCRIBE_CONFIG_CONTENT: config(4), CLUSTER_A_TOKEN: 'cluster-a-token-value' });
+    await expect(appRuntime()).rejects.toThrow(
+      /limits\.repositoryConcurrency: 4 would let one repository whose calls hang hold all 4 activity slots.*at most 3/,
+    );
+    onAzure({ KUBESCRIBE_CONFIG_CONTENT: config(3), CLUSTER_A_TOKEN: 'cluster-a-token-value' });
+    await expect(appRuntime()).resolves.toMatchObject({
+      loaded: { config: { limits: { repositoryConcurrency: 3 } } },
+    });
+  });
+
   it('starts with auth required', async () => {
     onAzure({
       KUBESCRIBE_CONFIG_CONTENT: JSON.stringify({
