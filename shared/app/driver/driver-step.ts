@@ -48,16 +48,17 @@ export function nextDriverStep(
 }
 
 /** The first wait of a driver whose Git activity found its repository busy (RepositoryBusy). */
-export const REPOSITORY_BUSY_FIRST_WAIT_MS = 1000;
+export const REPOSITORY_BUSY_FIRST_WAIT_MS = 250;
 /** The longest: a repository whose calls hang stays busy for their bound, which may be minutes. */
 export const REPOSITORY_BUSY_MAX_WAIT_MS = 16 * 1000;
 
 /**
- * How long a driver waits before asking again after `times` RepositoryBusy answers in a row: one
- * second, doubling up to 16 s, so a branch behind a busy repository publishes soon after it has room
- * and a repository that stays stalled is not asked every second.
+ * How long a driver waits before asking again after `times` RepositoryBusy answers in a row: a
+ * quarter second, doubling up to 16 s, so a branch behind a repository busy with healthy
+ * publications goes soon after one of them, and a repository that stays stalled is not asked over
+ * and over.
  */
 export function repositoryBusyWaitMs(times: number): number {
-  const exponent = Math.min(Math.max(times - 1, 0), 4);
+  const exponent = Math.min(Math.max(times - 1, 0), 6);
   return Math.min(REPOSITORY_BUSY_FIRST_WAIT_MS * 2 ** exponent, REPOSITORY_BUSY_MAX_WAIT_MS);
 }

@@ -54,9 +54,9 @@ describe('repository admission', () => {
 });
 
 describe('the wait after a busy repository', () => {
-  it('starts at one second and doubles up to 16 s', () => {
-    expect([1, 2, 3, 4, 5, 6, 20].map(repositoryBusyWaitMs)).toEqual([
-      1000, 2000, 4000, 8000, 16_000, 16_000, 16_000,
+  it('starts at a quarter second and doubles up to 16 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 20].map(repositoryBusyWaitMs)).toEqual([
+      250, 500, 1000, 2000, 4000, 8000, 16_000, 16_000, 16_000,
     ]);
   });
 });
