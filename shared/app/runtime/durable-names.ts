@@ -19,7 +19,7 @@ export const DRIVER_KEEPER = 'driver-keeper';
  * started under another version instead of replaying its history (docs/upgrades.md); raise it with
  * every change to that code. A test pins the code to it.
  */
-export const DRIVER_VERSION = '2';
+export const DRIVER_VERSION = '3';
 
 /** The durable instance id of a branch's driver orchestration (one per branch: starting it twice is a no-op). */
 export function driverInstanceId(branchKey: string): string {

@@ -56,6 +56,7 @@ describe('loading the configuration', () => {
       pushCooldownMs: 10_000,
       snapshotParts: 1000,
       branchSnapshotParts: 2000,
+      repositoryConcurrency: 2,
     });
     expect(loaded.config.server).toEqual({ host: '127.0.0.1', port: 7071, auth: 'required' });
     expect(loaded.secrets.repositoryTokens.platform?.reveal()).toBe('git-token-value');
