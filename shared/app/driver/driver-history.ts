@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRepositoryBusy } from '../activities/repository-admission';
 
 /** One step of a branch's driver, in words: what it planned, published, waited for, was woken by. */
 export interface DriverStep {
@@ -60,6 +61,8 @@ function seconds(fromIso: string, toIso: string): string {
 }
 
 function publicationDetail(result: unknown, took: string): string {
+  if (isRepositoryBusy(result))
+    return `not started: the repository has ${result.repositoryBusy.inFlight} Git activities in flight (${took})`;
   const parsed = publicationSchema.safeParse(result);
   if (!parsed.success) return `ended in ${took}`;
   const { outcome, head, cause } = parsed.data;

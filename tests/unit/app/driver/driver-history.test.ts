@@ -24,6 +24,27 @@ describe('the driver steps read from its history', () => {
     ]);
   });
 
+  it('says a publication did not start when its repository was busy', () => {
+    const steps = driverSteps([
+      { EventType: 'TaskScheduled', Timestamp: at(0), EventId: 3, Name: 'publish' },
+      {
+        EventType: 'TaskCompleted',
+        Timestamp: at(0),
+        TaskScheduledId: 3,
+        Result: JSON.stringify({
+          repositoryBusy: { repository: 'https://git.example/org/state', inFlight: 2 },
+        }),
+      },
+    ]);
+    expect(steps).toEqual([
+      {
+        at: at(0),
+        kind: 'publication',
+        detail: 'not started: the repository has 2 Git activities in flight (0.0s)',
+      },
+    ]);
+  });
+
   it('skips what it cannot read, and keeps each detail short', () => {
     const long = 'x'.repeat(1000);
     const steps = driverSteps([
