@@ -21,6 +21,7 @@ export async function startCompiledApp({
   activityThreads = 1,
   hostJson,
   logger = warningsOnly,
+  clock,
 }: {
   config: unknown;
   dataDir: string;
@@ -28,6 +29,8 @@ export async function startCompiledApp({
   /** The host settings (`npm start` reads the project's host.json); default: the embedded host's defaults. */
   hostJson?: EmbeddedHost.HostOptions['hostJson'];
   logger?: EmbeddedHost.HostOptions['logger'];
+  /** The host's clock (default real time); a virtual one needs activities on the main thread. */
+  clock?: EmbeddedHost.HostOptions['clock'];
 }): Promise<Host> {
   const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
   const configFile = join(dataDir, 'kubescribe.json');
@@ -44,5 +47,6 @@ export async function startCompiledApp({
     activityThreads,
     ...(hostJson === undefined ? {} : { hostJson }),
     logger,
+    clock,
   });
 }

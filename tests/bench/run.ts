@@ -3,7 +3,8 @@
  * so that one benchmark's heap and timers do not disturb the next, then prints every figure they
  * reported (figure, baseline, ratio, goal, met?) as one table. `npm run bench -- git` runs only the
  * benchmarks whose file name contains "git"; `npm run bench -- scale` the 100,000-object cluster
- * (SCALE_OBJECTS sets its size; STREAM_SAMPLES and STREAM_RATE the steady stream that follows it).
+ * (SCALE_OBJECTS sets its size; STREAM_SAMPLES and STREAM_RATE the steady stream that follows it);
+ * `npm run bench -- outage` a 6-hour Git outage on a virtual clock (OUTAGE_HOURS sets its length).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
