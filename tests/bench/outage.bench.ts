@@ -261,36 +261,36 @@ async function main(): Promise<void> {
       }
     | undefined;
   let largestState = 0;
-  const samples: { second: number; rss: number; heapUsed: number }[] = [];
+  const mb = (bytes: number) => bytes / 1e6;
+  /** Takes (or logs the given) memory sample as it is taken, so a long run shows its progress. */
+  const sample = (second: number, taken = memory()) => {
+    console.log(
+      `  memory at ${(second / 60).toFixed(1)} virtual min (${Math.round((performance.now() - wallStarted) / 1000)} s wall): RSS ${mb(taken.rss).toFixed(1)} MB, heap used ${mb(taken.heapUsed).toFixed(1)} MB`,
+    );
+    return taken;
+  };
   let offeredAfterBudget = 0;
   for (let second = 0; second < seconds; second++) {
     if (second % 10 === 0) largestState = Math.max(largestState, stateBytes());
-    if (budget && second % OFFER_EVERY_S !== 0) {
-      if (second % SAMPLE_EVERY_S === 0) samples.push({ second, ...memory() });
-      await tick();
-      continue;
-    }
-    if (budget) offeredAfterBudget += 1;
-    const answer = await post();
-    if (answer.status === 202) accepted += RATE;
-    else {
-      retryAfters.push(answer.retryAfter);
-      if (!budget) {
-        budget = {
+    if (second % SAMPLE_EVERY_S === 0) sample(second);
+    if (!budget || second % OFFER_EVERY_S === 0) {
+      if (budget) offeredAfterBudget += 1;
+      const answer = await post();
+      if (answer.status === 202) accepted += RATE;
+      else {
+        retryAfters.push(answer.retryAfter);
+        budget ??= {
           second,
           wallS: (performance.now() - wallStarted) / 1000,
-          memory: memory(),
+          memory: sample(second),
           payloadBytes: folderBytes(join(dataDir, 'payloads')),
           storeBytes: storeBytes(),
         };
-        samples.push({ second, ...budget.memory });
       }
     }
-    if (second % SAMPLE_EVERY_S === 0) samples.push({ second, ...memory() });
     await tick();
   }
-  const end = memory();
-  samples.push({ second: seconds, ...end });
+  const end = sample(seconds);
   const outageWallS = (performance.now() - wallStarted) / 1000;
   const storeAtEnd = storeBytes();
 
@@ -319,15 +319,10 @@ async function main(): Promise<void> {
   await served.stop();
   rmSync(dataDir, { recursive: true, force: true });
 
-  const mb = (bytes: number) => bytes / 1e6;
   const offered = (budget ? budget.second + 1 + offeredAfterBudget : seconds) * RATE;
   console.log(
     `outage: ${HOURS} virtual hours, ${RATE} changes each virtual second as one batch until the budget, then one batch every ${OFFER_EVERY_S} s (70% the same 1,000 ConfigMaps, 20% new Deployments, 10% deletes of those); ${offered} changes offered, ${Math.round(outageWallS)} s wall`,
   );
-  for (const sample of samples)
-    console.log(
-      `  memory at ${(sample.second / 60).toFixed(1)} min: RSS ${mb(sample.rss).toFixed(1)} MB, heap used ${mb(sample.heapUsed).toFixed(1)} MB`,
-    );
   if (budget)
     console.log(
       `  wall: ${budget.wallS.toFixed(1)} s to the budget, ${(outageWallS - budget.wallS).toFixed(1)} s for the ${seconds - budget.second} virtual seconds after it`,
