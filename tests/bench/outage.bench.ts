@@ -1,22 +1,27 @@
 /**
  * A long Git outage at scale (`npm run bench -- outage`): the app on the embedded host as `npm start`
  * runs it (compiled, default limits: an 8 MiB branch budget, retries 10 s doubling to 5 min), but on
- * a virtual clock that also drives `Date`, so hours of durable timers (windows, retries) take
- * minutes. The remote is a real `git http-backend` behind a fault proxy.
+ * a virtual clock that also drives `Date`, so hours of durable timers (windows, retries, the driver's
+ * heartbeat, the keeper) take minutes. The remote is a real `git http-backend` behind a fault proxy.
  *
- * After one change published with Git up, every Git request is refused for OUTAGE_HOURS (default 6)
+ * After one batch published with Git up, every Git request is refused for OUTAGE_HOURS (default 6)
  * virtual hours. Each virtual second a forwarder posts one batch of OUTAGE_RATE (default 50) watch
- * events, the full rate offered every second of the outage, also once intake answers 429 (the batch
- * is refused whole and counted, as a forwarder would hold it). The mix: 70% MODIFIED of 1,000
- * ConfigMaps in 20 namespaces (the same paths over and over), 20% ADDED of new Deployments (a path
- * each), 10% DELETED of the oldest of those. Every accepted change's content carries a unique marker.
+ * events until intake answers 429 (the budget); from then on one batch every OUTAGE_OFFER_EVERY_S
+ * (default 10) virtual seconds, each refused whole and counted (offering every second costs about
+ * 40 ms of wall time per request, the branch state read anew for its admission). The mix
+ * (OUTAGE_MIX=mixed): 70% MODIFIED of 1,000 ConfigMaps in 20 namespaces (the same paths over and
+ * over), 20% ADDED of new Deployments (a path each), 10% DELETED of the oldest of those;
+ * OUTAGE_MIX=small-distinct makes every change a new ConfigMap of a few bytes (the most paths the
+ * budget holds). Every accepted change's content carries a unique marker.
  *
- * Host memory (RSS and V8 heap used, each after a full GC) is sampled every virtual 10 minutes; the
- * figure is memory at the end of the outage as a ratio to memory when the budget was reached (the
- * first 429), goal ≤ 1.1× (flat). Then Git returns, the clock moves on a second at a time, and the
- * figure is the virtual minutes (and wall seconds) until the branch holds nothing and the remote
- * holds every accepted change's latest content (each path's latest marker, deleted paths absent),
- * and the commits it took.
+ * Figures: the changes accepted; the 429s and their Retry-After; the payload store at the budget;
+ * host memory (RSS and V8 heap used, each after a full GC, sampled every OUTAGE_SAMPLE_S, default
+ * 600 virtual seconds) and the embedded store's bytes at the end as ratios to the budget's (goal
+ * ≤ 1.1×, flat); the largest branch entity state (goal ≤ 1 MB). Then Git returns, the clock moves
+ * a second at a time, and the figure is the virtual minutes (and wall seconds) until the branch holds
+ * nothing and the remote holds every accepted change's latest content (each path's latest marker,
+ * deleted paths absent), and the commits it took. A change accepted and not on the remote fails the
+ * run. About 4 minutes of wall time on a quiet machine; OUTAGE_HOURS=0.5 for a short run.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -37,8 +42,15 @@ const ROOT = join(__dirname, '..', '..');
 const HOURS = Number(process.env.OUTAGE_HOURS ?? 6);
 const RATE = Number(process.env.OUTAGE_RATE ?? 50);
 const SAMPLE_EVERY_S = Number(process.env.OUTAGE_SAMPLE_S ?? 600);
+/** How often the branch's entity state is read for its size (reading it is not free). */
+const STATE_EVERY_S = 30;
 /** Once intake answers 429, a batch is offered every this many virtual seconds (1: every second). */
 const OFFER_EVERY_S = Number(process.env.OUTAGE_OFFER_EVERY_S ?? 10);
+/**
+ * `mixed` (default) as above; `small-distinct`: every change a new ConfigMap of a few bytes, the
+ * most paths the budget can hold, so the largest branch state an outage reaches.
+ */
+const MIX = process.env.OUTAGE_MIX === 'small-distinct' ? 'small-distinct' : 'mixed';
 const HOT_OBJECTS = 1000;
 const NAMESPACES = 20;
 /** Virtual time Git may take to publish everything once it returns, before the run fails. */
@@ -127,11 +139,30 @@ function loadMix() {
       },
     };
   };
+  const small = (n: number) => {
+    const rev = marker();
+    const namespace = `team-${n % NAMESPACES}`;
+    return {
+      path: `clusters/prod/${namespace}/configmaps/flag-${n}.yaml`,
+      rev,
+      event: {
+        type: 'ADDED',
+        resource: 'configmaps',
+        object: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `flag-${n}`, namespace, resourceVersion: String(change) },
+          data: { rev },
+        },
+      },
+    };
+  };
   return (): { events: unknown[]; expect: (expected: Expected) => void } => {
     const picked: { path: string; rev: string | null; event: unknown }[] = [];
     for (let i = 0; i < RATE; i++) {
       const slot = i % 10;
-      if (slot < 7) picked.push(hot((change * 7919) % HOT_OBJECTS));
+      if (MIX === 'small-distinct') picked.push(small(created++));
+      else if (slot < 7) picked.push(hot((change * 7919) % HOT_OBJECTS));
       else if (slot < 9 || deleted >= created) picked.push(deployment(created++, 'ADDED'));
       else picked.push(deployment(deleted++, 'DELETED'));
     }
@@ -271,7 +302,7 @@ async function main(): Promise<void> {
   };
   let offeredAfterBudget = 0;
   for (let second = 0; second < seconds; second++) {
-    if (second % 10 === 0) largestState = Math.max(largestState, stateBytes());
+    if (second % STATE_EVERY_S === 0) largestState = Math.max(largestState, stateBytes());
     if (second % SAMPLE_EVERY_S === 0) sample(second);
     if (!budget || second % OFFER_EVERY_S === 0) {
       if (budget) offeredAfterBudget += 1;
@@ -321,7 +352,7 @@ async function main(): Promise<void> {
 
   const offered = (budget ? budget.second + 1 + offeredAfterBudget : seconds) * RATE;
   console.log(
-    `outage: ${HOURS} virtual hours, ${RATE} changes each virtual second as one batch until the budget, then one batch every ${OFFER_EVERY_S} s (70% the same 1,000 ConfigMaps, 20% new Deployments, 10% deletes of those); ${offered} changes offered, ${Math.round(outageWallS)} s wall`,
+    `outage: ${HOURS} virtual hours, ${RATE} changes each virtual second as one batch until the budget, then one batch every ${OFFER_EVERY_S} s (${MIX === 'mixed' ? '70% the same 1,000 ConfigMaps, 20% new Deployments, 10% deletes of those' : 'every change a new small ConfigMap'}); ${offered} changes offered, ${Math.round(outageWallS)} s wall`,
   );
   if (budget)
     console.log(
@@ -362,7 +393,7 @@ async function main(): Promise<void> {
     met: storeAtEnd <= 1.1 * budget.storeBytes,
   });
   report({
-    figure: 'outage: largest branch entity state, sampled every 10 virtual s (MB)',
+    figure: `outage: largest branch entity state, sampled every ${STATE_EVERY_S} virtual s (MB)`,
     value: mb(largestState),
     baseline: null,
     goal: '<= 1 MB',
