@@ -15,20 +15,22 @@
  * budget holds). Every accepted change's content carries a unique marker.
  *
  * Figures: the changes accepted; the 429s and their Retry-After; the payload store at the budget;
- * host memory (RSS and V8 heap used, each after a full GC, sampled every OUTAGE_SAMPLE_S, default
- * 600 virtual seconds) and the embedded store's bytes at the end as ratios to the budget's (goal
- * ≤ 1.1×, flat); the largest branch entity state (goal ≤ 1 MB). Then Git returns, the clock moves
- * a second at a time, and the figure is the virtual minutes (and wall seconds) until the branch holds
- * nothing and the remote holds every accepted change's latest content (each path's latest marker,
- * deleted paths absent), and the commits it took. A change accepted and not on the remote fails the
- * run. It prints its wall times; OUTAGE_HOURS=0.5 makes a short run.
+ * host memory (RSS and V8 heap used less compiled code, each after a full GC, sampled every
+ * OUTAGE_SAMPLE_S, default 600 virtual seconds) and the embedded store's bytes at the end as ratios
+ * to the budget's (goal ≤ 1.1×, flat); the whole heap at the end against an hour after the budget,
+ * once every code path of the outage has run (goal ≤ 1.05×); the largest branch entity state (goal
+ * ≤ 1 MB). Then Git returns, the clock moves a second at a time, and the figure is the virtual
+ * minutes (and wall seconds) until the branch holds nothing and the remote holds every accepted
+ * change's latest content (each path's latest marker, deleted paths absent), and the commits it took.
+ * A change accepted and not on the remote fails the run. It prints its wall times; OUTAGE_HOURS=0.5
+ * makes a short run.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type VirtualClock, virtualClock } from '../../embedded/clock';
 import type * as BranchKeys from '../../shared/app/runtime/branch-key';
@@ -83,10 +85,17 @@ function folderBytes(folder: string): number {
   return total;
 }
 
+/**
+ * Host memory after a full GC: RSS, V8 heap used, and the heap's data (heap used less compiled
+ * code, which V8 keeps adding to for hours as it optimizes code paths that run more often).
+ */
 function memory() {
   gc();
   const usage = process.memoryUsage();
-  return { rss: usage.rss, heapUsed: usage.heapUsed };
+  const code = getHeapSpaceStatistics()
+    .filter((space) => space.space_name.startsWith('code'))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
+  return { rss: usage.rss, heapUsed: usage.heapUsed, heapData: usage.heapUsed - code };
 }
 
 /** The latest accepted state of every path the load touched: its content's marker, or deleted. */
@@ -298,7 +307,7 @@ async function main(): Promise<void> {
   /** Takes (or logs the given) memory sample as it is taken, so a long run shows its progress. */
   const sample = (second: number, taken = memory()) => {
     console.log(
-      `  memory at ${(second / 60).toFixed(1)} virtual min (${Math.round((performance.now() - wallStarted) / 1000)} s wall): RSS ${mb(taken.rss).toFixed(1)} MB, heap used ${mb(taken.heapUsed).toFixed(1)} MB`,
+      `  memory at ${(second / 60).toFixed(1)} virtual min (${Math.round((performance.now() - wallStarted) / 1000)} s wall): RSS ${mb(taken.rss).toFixed(1)} MB, heap used ${mb(taken.heapUsed).toFixed(1)} MB (data ${mb(taken.heapData).toFixed(1)} MB)`,
     );
     return taken;
   };
@@ -414,15 +423,15 @@ async function main(): Promise<void> {
     met: end.rss <= 1.1 * budget.memory.rss,
   });
   report({
-    figure: `outage: V8 heap used after ${HOURS} h (MB)`,
-    value: mb(end.heapUsed),
-    baseline: { what: 'at the budget', value: mb(budget.memory.heapUsed) },
+    figure: `outage: V8 heap used less compiled code after ${HOURS} h (MB)`,
+    value: mb(end.heapData),
+    baseline: { what: 'at the budget', value: mb(budget.memory.heapData) },
     goal: '<= 1.1x (flat)',
-    met: end.heapUsed <= 1.1 * budget.memory.heapUsed,
+    met: end.heapData <= 1.1 * budget.memory.heapData,
   });
   if (settled) {
     report({
-      figure: `outage: V8 heap used after ${HOURS} h (MB), against an hour after the budget`,
+      figure: `outage: V8 heap used (compiled code too) after ${HOURS} h (MB)`,
       value: mb(end.heapUsed),
       baseline: { what: 'an hour after the budget', value: mb(settled.heapUsed) },
       goal: '<= 1.05x (no growth once warm)',
