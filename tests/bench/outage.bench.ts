@@ -201,6 +201,7 @@ async function main(): Promise<void> {
   const host = await startCompiledApp({
     dataDir,
     clock,
+    hostJson: join(ROOT, 'host.json'),
     // activities on the main thread: a worker thread's `Date` would not follow the virtual clock
     activityThreads: 0,
     logger: (level, event) => {
