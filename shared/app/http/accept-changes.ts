@@ -4,6 +4,7 @@ import type { Change } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { BranchHandle } from './branch-handle';
+import { changesStateBytes } from './state-room';
 
 /**
  * Accepts normalized changes on a target's branch: refuses with 429 when the branch's intake is
@@ -31,7 +32,11 @@ export async function acceptChanges({
     bytes: change.content === undefined ? 0 : Buffer.byteLength(change.content),
   }));
   const status = await branch.checkAdmission(
-    { bytes: sized.reduce((sum, item) => sum + item.bytes, 0), items: changes.length },
+    {
+      bytes: sized.reduce((sum, item) => sum + item.bytes, 0),
+      items: changes.length,
+      stateBytes: changesStateBytes(changes.map((change) => change.path)),
+    },
     at,
   );
 

@@ -10,6 +10,7 @@ import {
 import type { BranchEntityState, BranchOperationName } from '../entity/branch-operations';
 import { type AppRuntime, type ResolvedTarget, settingsCommands } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
+import { STATE_ROOM_BYTES, secondsUntilRoomFrees, stateHasRoom, storedStateBytes } from './state-room';
 
 /**
  * The one way the HTTP layer reaches a target's branch: read its last known state, check that it
@@ -19,9 +20,12 @@ import type { BranchGateway } from './branch-gateway';
 export interface BranchHandle {
   readonly target: ResolvedTarget;
   read(): Promise<BranchEntityState | undefined>;
-  /** Refuses with 429 and `Retry-After` what the branch's last known status says it cannot take now. */
+  /**
+   * Refuses with 429 and `Retry-After` what the branch's last known status says it cannot take now:
+   * intake paused, the outage budget spent, or no room left in its durable state for `stateBytes` more.
+   */
   checkAdmission(
-    request: { bytes: number; items: number },
+    request: { bytes: number; items: number; stateBytes: number },
     at: string,
   ): Promise<PublicationStatus | undefined>;
   /** The target's settings, as the commands that bring the branch in line with the configuration. */
@@ -50,7 +54,14 @@ export function branchHandle(
       if (!state) return undefined;
       const status = publicationStatus(state.branch, at);
       const decision = admissionCheck(status, request, at);
-      if (decision.admit) return status;
+      if (decision.admit) {
+        if (stateHasRoom(state, request.stateBytes)) return status;
+        throw new ApiError(
+          'intake-paused',
+          `Branch "${target.config.branch}" holds ${Math.round(storedStateBytes(state) / 1024)} KiB of durable state, as much as it may (${STATE_ROOM_BYTES / 1024} KiB; one entity may hold 1 MiB), until Git publication frees some; nothing was accepted.`,
+          { retryAfterSeconds: secondsUntilRoomFrees(status, at) },
+        );
+      }
       throw new ApiError(
         'intake-paused',
         decision.reason === 'intake-paused'

@@ -3,6 +3,7 @@ import { checkReadOnly } from '../../api/auth';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
+import { PART_STATE_BYTES, SNAPSHOT_RECORD_PARTS } from '../../api/snapshot-parts';
 import { payloadRefOf } from '../../payloads';
 import type { SnapshotPartPayload } from '../../payloads/snapshot-part';
 import {
@@ -260,6 +261,9 @@ function partPayload(changes: readonly Change[]): { text: string; bytes: number;
   return { text: JSON.stringify(payload), bytes, items: Math.max(1, changes.length) };
 }
 
+// A part's reference, or a whole snapshot's record and pending write: at most this much more state.
+const SNAPSHOT_STATE_BYTES = (SNAPSHOT_RECORD_PARTS + 1) * PART_STATE_BYTES;
+
 /** Stores a payload once the branch can take it (and `check`, when given, refuses nothing). */
 async function storePart(
   runtime: AppRuntime,
@@ -268,7 +272,10 @@ async function storePart(
   at: string,
   check?: () => Promise<void>,
 ): Promise<{ payloadRef: string; bytes: number }> {
-  await branch.checkAdmission({ bytes: payload.bytes, items: payload.items }, at);
+  await branch.checkAdmission(
+    { bytes: payload.bytes, items: payload.items, stateBytes: SNAPSHOT_STATE_BYTES },
+    at,
+  );
   await check?.();
   return { payloadRef: await runtime.payloads.put(payload.text), bytes: payload.bytes };
 }

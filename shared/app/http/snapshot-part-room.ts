@@ -1,10 +1,8 @@
 import { ApiError } from '../../api/errors';
 import { SNAPSHOT_RECORD_PARTS } from '../../api/snapshot-parts';
-import { type PublicationStatus, publicationStatus } from '../../branch';
+import { publicationStatus } from '../../branch';
 import type { BranchEntityState } from '../entity/branch-operations';
-
-// Nothing scheduled frees parts (a publication in flight, or snapshots still arriving): look again shortly.
-const PARTS_BUSY_RETRY_SECONDS = 5;
+import { secondsUntilRoomFrees } from './state-room';
 
 /**
  * Refuses, before anything of it is stored, a snapshot part the branch should not keep
@@ -45,14 +43,7 @@ export function checkPartRoom({
     throw new ApiError(
       'intake-paused',
       `Branch "${branchName}" keeps ${heldParts} parts in ${holding.length} snapshots not yet published, the most it may (${limits.branchSnapshotParts}, each snapshot counting ${SNAPSHOT_RECORD_PARTS} more); nothing of this part was accepted. Parts are freed as their snapshots are published or abandoned.`,
-      { retryAfterSeconds: secondsUntilPartsFree(publicationStatus(state.branch, at), at) },
+      { retryAfterSeconds: secondsUntilRoomFrees(publicationStatus(state.branch, at), at) },
     );
   }
-}
-
-/** When kept parts may next be freed: at the next publication attempt while Git fails, else when the open window closes. */
-function secondsUntilPartsFree(status: PublicationStatus, at: string): number {
-  const next = status.retryAt ?? (status.window.open ? status.window.closesAt : undefined);
-  if (next === undefined) return PARTS_BUSY_RETRY_SECONDS;
-  return Math.max(1, Math.ceil((Date.parse(next) - Date.parse(at)) / 1000));
 }

@@ -4,6 +4,7 @@ import { parseDuration } from '../../config';
 import { checkSaveRules, saveMessageSchema, saveWindowSchema } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
 import type { BranchHandle } from './branch-handle';
+import { SAVE_STATE_BYTES } from './state-room';
 
 export const saveIdSchema = z
   .string()
@@ -40,7 +41,7 @@ export type SaveBody = z.infer<typeof saveBodySchema>;
  */
 export async function submitSave(branch: BranchHandle, save: SaveBody, at: string): Promise<void> {
   const { target } = branch;
-  await branch.checkAdmission({ bytes: 0, items: 1 }, at);
+  await branch.checkAdmission({ bytes: 0, items: 1, stateBytes: SAVE_STATE_BYTES }, at);
   const identity = commitAuthor(save.author, target.repository.committer);
   const window = save.window ?? {};
   const command: BranchCommand = {
