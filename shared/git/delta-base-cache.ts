@@ -18,8 +18,15 @@ export type DeltaBaseCache = {
  */
 export const DELTA_BASE_CACHE_BYTES = 16 * 1024 * 1024;
 
-/** What keeping `data` costs: the memory behind it, which for a slice is more than its own bytes. */
-const costOf = (data: Buffer) => Math.max(data.length, data.buffer.byteLength);
+/** What each kept base costs besides its bytes: its buffer object and its place in the map. */
+const ENTRY_OVERHEAD_BYTES = 128;
+const costOf = (data: Buffer) => data.buffer.byteLength + ENTRY_OVERHEAD_BYTES;
+/**
+ * The bytes to keep: a small object's bytes are a slice of node's shared 8 KiB pool (zlib's output
+ * buffer), and keeping the slice would keep the whole slab, so they are copied into their own.
+ */
+const ownBytes = (data: Buffer) =>
+  data.buffer.byteLength === data.length ? data : Buffer.from(Uint8Array.prototype.slice.call(data).buffer);
 
 export function createDeltaBaseCache({ maxBytes = DELTA_BASE_CACHE_BYTES } = {}): DeltaBaseCache {
   const held = new Map<number, Buffer>();
@@ -35,9 +42,10 @@ export function createDeltaBaseCache({ maxBytes = DELTA_BASE_CACHE_BYTES } = {})
       }
       return data;
     },
-    set(offset, data) {
+    set(offset, object) {
+      if (object.length + ENTRY_OVERHEAD_BYTES > maxBytes || held.has(offset)) return;
+      const data = ownBytes(object);
       const cost = costOf(data);
-      if (cost > maxBytes || held.has(offset)) return;
       for (const [oldest, old] of held) {
         if (bytes + cost <= maxBytes) break;
         held.delete(oldest);
