@@ -25,8 +25,12 @@ const costOf = (data: Buffer) => data.buffer.byteLength + ENTRY_OVERHEAD_BYTES;
  * The bytes to keep: a small object's bytes are a slice of node's shared 8 KiB pool (zlib's output
  * buffer), and keeping the slice would keep the whole slab, so they are copied into their own.
  */
-const ownBytes = (data: Buffer) =>
-  data.buffer.byteLength === data.length ? data : Buffer.from(Uint8Array.prototype.slice.call(data).buffer);
+function ownBytes(data: Buffer): Buffer {
+  if (data.buffer.byteLength === data.length) return data;
+  const own = Buffer.allocUnsafeSlow(data.length);
+  data.copy(own);
+  return own;
+}
 
 export function createDeltaBaseCache({ maxBytes = DELTA_BASE_CACHE_BYTES } = {}): DeltaBaseCache {
   const held = new Map<number, Buffer>();
