@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
+import { createDeltaBaseCache, type DeltaBaseCache } from './delta-base-cache';
 
 /** One object of a pack: its SHA, type, inflated bytes, and where its entry starts and ends in the pack. */
 export type PackObject = {
@@ -16,13 +17,16 @@ const REF_DELTA = 7;
 
 type Entry = {
   offset: number;
+  /** Where the entry's zlib stream starts; `end` is where it ends. */
+  dataStart: number;
   end: number;
   typeCode: number;
-  data: Buffer;
+  /** The inflated size the entry's header gives. */
+  size: number;
   baseOffset?: number;
   baseOid?: string;
   oid?: string;
-  type?: string;
+  type?: PackObject['type'];
 };
 
 function applyDelta(base: Buffer, delta: Buffer): Buffer {
@@ -61,11 +65,21 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
 
 /**
  * Reads every object of a pack with node's native zlib and SHA-1 (what `git index-pack` does; the
- * isomorphic-git indexer does it in JavaScript, several times slower): each object is inflated once
- * and deltas (ofs and ref, no thin packs) are resolved against their bases. Throws on a malformed or
- * truncated pack.
+ * isomorphic-git indexer does it in JavaScript, several times slower), handing each to `visit` in
+ * turn: each object is inflated once and deltas (ofs and ref, no thin packs) are resolved against
+ * their bases. No object's bytes are kept beyond `visit` except in `bases`, bounded by bytes: a
+ * cold fetch of a large branch then holds its pack and a bounded slice of it inflated, not every
+ * file of the branch inflated at once. Throws on a malformed or truncated pack.
  */
-export function unpackObjects({ pack }: { pack: Buffer }): { objects: PackObject[]; packHash: Buffer } {
+export function readPack({
+  pack,
+  visit,
+  bases = createDeltaBaseCache(),
+}: {
+  pack: Buffer;
+  visit: (object: PackObject) => void;
+  bases?: DeltaBaseCache;
+}): { packHash: Buffer } {
   if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK') throw new Error('not a pack');
   const trailer = pack.subarray(pack.length - 20);
   const packHash = createHash('sha1')
@@ -73,8 +87,49 @@ export function unpackObjects({ pack }: { pack: Buffer }): { objects: PackObject
     .digest();
   if (!packHash.equals(trailer)) throw new Error('pack checksum mismatch (truncated?)');
   const count = pack.readUInt32BE(8);
-  const entries: Entry[] = [];
   const byOffset = new Map<number, Entry>();
+  const byOid = new Map<string, Entry>();
+  const hashOf = (type: string, data: Buffer) =>
+    createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex');
+  // an output chunk of the object's own size: the default 16 KiB chunk per object is what makes
+  // 10,000 small inflates weigh 150 MiB until the next GC
+  const inflated = (entry: Entry) =>
+    inflateSync(pack.subarray(entry.dataStart, entry.end), { chunkSize: Math.max(64, entry.size) });
+  const baseOf = (entry: Entry) =>
+    entry.baseOffset !== undefined ? byOffset.get(entry.baseOffset) : byOid.get(entry.baseOid!);
+  /** Whether every base down `entry`'s chain is known by now (a ref-delta may name a later object). */
+  const resolvable = (entry: Entry): boolean => {
+    let at: Entry | undefined = entry;
+    for (let depth = 0; at && at.typeCode >= OFS_DELTA; depth++) {
+      if (depth > 10_000) throw new Error('delta chain too long');
+      at = baseOf(at);
+    }
+    return at !== undefined;
+  };
+  /** The entry's object bytes (its type and SHA set on the way): from `bases`, else inflated again. */
+  const dataOf = (entry: Entry, raw?: Buffer, depth = 0): Buffer => {
+    const cached = bases.get(entry.offset);
+    if (cached) return cached;
+    if (depth > 10_000) throw new Error('delta chain too long');
+    let data = raw ?? inflated(entry);
+    if (entry.typeCode >= OFS_DELTA) {
+      const base = baseOf(entry);
+      if (!base) throw new Error('delta base missing from the pack');
+      data = applyDelta(dataOf(base, undefined, depth + 1), data);
+      entry.type = base.type!;
+    }
+    if (!entry.oid) {
+      entry.oid = hashOf(entry.type!, data);
+      byOid.set(entry.oid, entry);
+    }
+    bases.set(entry.offset, data);
+    return data;
+  };
+  const emit = (entry: Entry, raw?: Buffer) => {
+    const data = dataOf(entry, raw);
+    visit({ oid: entry.oid!, type: entry.type!, data, offset: entry.offset, end: entry.end });
+  };
+  const deferred: Entry[] = [];
   let pos = 12;
   for (let n = 0; n < count; n++) {
     const offset = pos;
@@ -85,7 +140,7 @@ export function unpackObjects({ pack }: { pack: Buffer }): { objects: PackObject
       byte = pack[pos++]!;
       size += (byte & 0x7f) * 2 ** shift;
     }
-    const entry: Entry = { offset, end: 0, typeCode, data: Buffer.alloc(0) };
+    const entry: Entry = { offset, dataStart: 0, end: 0, typeCode, size };
     if (typeCode === OFS_DELTA) {
       byte = pack[pos++]!;
       let distance = byte & 0x7f;
@@ -97,9 +152,9 @@ export function unpackObjects({ pack }: { pack: Buffer }): { objects: PackObject
     } else if (typeCode === REF_DELTA) {
       entry.baseOid = pack.toString('hex', pos, pos + 20);
       pos += 20;
-    }
-    // an output chunk of the object's own size: the default 16 KiB chunk per object is what makes
-    // 10,000 small inflates weigh 150 MiB until the next GC
+    } else if (typeCode >= 1 && typeCode <= 4) entry.type = TYPES[typeCode] as PackObject['type'];
+    else throw new Error(`unknown pack object type ${typeCode}`);
+    entry.dataStart = pos;
     const { buffer, engine } = inflateSync(pack.subarray(pos, pack.length - 20), {
       info: true,
       chunkSize: Math.max(64, size),
@@ -107,54 +162,29 @@ export function unpackObjects({ pack }: { pack: Buffer }): { objects: PackObject
       buffer: Buffer;
       engine: { bytesWritten: number };
     };
-    entry.data = buffer;
     pos += engine.bytesWritten;
     entry.end = pos;
-    entries.push(entry);
     byOffset.set(offset, entry);
+    if (resolvable(entry)) emit(entry, buffer);
+    else deferred.push(entry);
   }
   if (pos !== pack.length - 20) throw new Error('pack has trailing bytes');
-
-  const byOid = new Map<string, Entry>();
-  const hashOf = (type: string, data: Buffer) =>
-    createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex');
-  for (const entry of entries) {
-    if (entry.typeCode >= 1 && entry.typeCode <= 4) {
-      entry.type = TYPES[entry.typeCode]!;
-      entry.oid = hashOf(entry.type, entry.data);
-      byOid.set(entry.oid, entry);
-    }
-  }
-  const resolve = (entry: Entry, depth = 0): Entry => {
-    if (entry.oid) return entry;
-    if (depth > 10_000) throw new Error('delta chain too long');
-    const base = entry.baseOffset !== undefined ? byOffset.get(entry.baseOffset) : byOid.get(entry.baseOid!);
-    if (!base) throw new Error('delta base missing from the pack');
-    const resolved = resolve(base, depth + 1);
-    entry.data = applyDelta(resolved.data, entry.data);
-    entry.type = resolved.type!;
-    entry.oid = hashOf(entry.type, entry.data);
-    byOid.set(entry.oid, entry);
-    return entry;
-  };
   // ref-deltas may name a base that itself is a delta later in the pack: resolve until done
-  for (let pending = entries.filter((e) => !e.oid); pending.length > 0; ) {
+  for (let pending = deferred; pending.length > 0; ) {
     const before = pending.length;
-    pending = pending.filter((e) => {
-      if (e.baseOid !== undefined && !byOid.has(e.baseOid)) return true;
-      resolve(e);
+    pending = pending.filter((entry) => {
+      if (!resolvable(entry)) return true;
+      emit(entry);
       return false;
     });
     if (pending.length === before) throw new Error('delta base missing from the pack');
   }
-  return {
-    objects: entries.map((e) => ({
-      oid: e.oid!,
-      type: e.type as PackObject['type'],
-      data: e.data,
-      offset: e.offset,
-      end: e.end,
-    })),
-    packHash,
-  };
+  return { packHash };
+}
+
+/** Every object of a pack with its bytes, all at once (see readPack): for small packs only. */
+export function unpackObjects({ pack }: { pack: Buffer }): { objects: PackObject[]; packHash: Buffer } {
+  const objects: PackObject[] = [];
+  const { packHash } = readPack({ pack, visit: (object) => objects.push(object) });
+  return { objects, packHash };
 }
