@@ -38,6 +38,7 @@ import type { BranchState } from '../../shared/branch';
 import { startProxiedRemote } from '../support/git/start-proxied-remote';
 import { startCompiledApp } from './compiled-app';
 import { median, report } from './figures';
+import { folderBytes } from './folder-bytes';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -73,16 +74,6 @@ function dateFollows(clock: VirtualClock): void {
     get: (target, property, receiver) =>
       property === 'now' ? () => clock.now() : Reflect.get(target, property, receiver),
   });
-}
-
-function folderBytes(folder: string): number {
-  let total = 0;
-  for (const name of readdirSync(folder)) {
-    const path = join(folder, name);
-    const stat = statSync(path);
-    total += stat.isDirectory() ? folderBytes(path) : stat.size;
-  }
-  return total;
 }
 
 /**

@@ -24,7 +24,7 @@
  * SCALE_OBJECTS=5000 runs it in about a minute.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +34,7 @@ import { startGitServer } from '../support/git/start-git-server';
 import { clusterObject, clusterObjectPath, NAMESPACES, TYPES } from './cluster-objects';
 import { startCompiledApp } from './compiled-app';
 import { median, percentile, report } from './figures';
+import { folderBytes } from './folder-bytes';
 
 const run = promisify(execFile);
 const OBJECTS = Number(process.env.SCALE_OBJECTS ?? 100_000);
@@ -47,16 +48,6 @@ const WINDOW_MS = 1000;
 const BASELINE_PUSHES = 5;
 const TARGET_PATH = 'clusters/prod';
 const ROOT = join(__dirname, '..', '..');
-
-function folderBytes(folder: string): number {
-  let total = 0;
-  for (const name of readdirSync(folder)) {
-    const path = join(folder, name);
-    const stat = statSync(path);
-    total += stat.isDirectory() ? folderBytes(path) : stat.size;
-  }
-  return total;
-}
 
 async function git(...args: string[]): Promise<string> {
   return (await run('git', args, { maxBuffer: 1 << 30 })).stdout.trim();
