@@ -2,7 +2,8 @@
 // renders them: every object valid against the Kubernetes and cert-manager OpenAPI schemas (offline),
 // and the pieces agreeing with each other and with the app (the configuration loads as the service
 // loads it; names, ports, Secrets and addresses line up).
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../shared/config';
@@ -172,6 +173,48 @@ describe('kubescribe in the cluster', () => {
       port: service.spec.ports[0].port,
     });
     expect(webhook.webhooks[0]).toMatchObject({ failurePolicy: 'Ignore', sideEffects: 'NoneOnDryRun' });
+  });
+});
+
+describe('the settings (base/settings.yaml), each set once', () => {
+  const settingsFile = join(DEPLOY, 'kubescribe', 'base', 'settings.yaml');
+
+  /** The cert-manager overlay rendered from a copy of deploy/ whose settings say `edit`. */
+  function renderWith(edit: (settings: string) => string): K8sObject[] {
+    const copy = mkdtempSync(join(tmpdir(), 'kubescribe-deploy-'));
+    try {
+      cpSync(DEPLOY, copy, { recursive: true });
+      const file = join(copy, 'kubescribe', 'base', 'settings.yaml');
+      writeFileSync(file, edit(readFileSync(file, 'utf8')));
+      return kustomize(join(copy, 'kubescribe', 'cert-manager')) as K8sObject[];
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }
+
+  it('are not applied themselves', () => {
+    expect(objects.filter((o) => o.kind === 'DeploySettings')).toEqual([]);
+    expect(readFileSync(settingsFile, 'utf8')).toContain('config.kubernetes.io/local-config');
+  });
+
+  // k3s allocates Service IPs from 10.43.0.0/16 (its --service-cidr default), kubeadm and kind from
+  // 10.96.0.0/12: an address pinned for one is refused by the other's apiserver.
+  it('move the Service, its certificate and the Git egress port together (k3s range, Git on 3000)', () => {
+    const k3s = renderWith((text) =>
+      text.replace(/serviceIP: \S+/, 'serviceIP: 10.43.0.240').replace(/gitPort: \d+/, 'gitPort: 3000'),
+    );
+    expect(find(k3s, 'Service', 'kubescribe').spec.clusterIP).toBe('10.43.0.240');
+    expect(find(k3s, 'Certificate', 'kubescribe-tls').spec.ipAddresses).toEqual(['10.43.0.240']);
+    const egressPorts = find(k3s, 'NetworkPolicy', 'kubescribe').spec.egress.flatMap((rule: K8sObject) =>
+      rule.ports.map((p: K8sObject) => p.port),
+    );
+    expect(egressPorts).toContain(3000);
+    expect(validateObjects(k3s).filter((verdict) => verdict.problem !== null)).toEqual([]);
+    expect(JSON.stringify(k3s)).not.toContain('10.96.0.240');
+  });
+
+  it('keep the Git cache on the data volume, not the 64 Mi /tmp', () => {
+    expect(envValue('KUBESCRIBE_GIT_CACHE')?.startsWith(`${mountOf('data')}/`)).toBe(true);
   });
 });
 
