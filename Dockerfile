@@ -1,11 +1,11 @@
 # kubescribe: the app on the embedded host (`serve`, the default command) and the forwarder
 # (`forward --config <file>`), one image. Build it with `npm run image` (infra/image/build-image.ts):
 # the build context is the folder it stages (the compiled app and its production dependencies, no
-# sources, no dev dependencies), and BASE is Node 20 with its libraries, assembled from the build
-# machine because no registry is assumed. On a machine with a registry, BASE can be any glibc Node 20
-# image with `node` on its PATH (e.g. node:20-bookworm-slim); the data folder is then made writable by
+# sources, no dev dependencies), and BASE is Node 22 LTS with its libraries, assembled from the build
+# machine because no registry is assumed. On a machine with a registry, BASE can be any glibc Node 22
+# image with `node` on its PATH (e.g. node:22-bookworm-slim); the data folder is then made writable by
 # the volume (fsGroup 65532 in deploy/kubescribe).
-ARG BASE=localhost/kubescribe-node:20
+ARG BASE=localhost/kubescribe-node:22
 
 # Stage 1: the app's files on the base, checked: the build fails here, not at the first start, when
 # the native SQLite binding does not load on the base's libraries or the CLI cannot load.

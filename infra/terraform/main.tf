@@ -91,7 +91,7 @@ resource "azurerm_function_app_flex_consumption" "main" {
   service_plan_id     = azurerm_service_plan.main.id
 
   runtime_name           = "node"
-  runtime_version        = "20"
+  runtime_version        = "22"
   maximum_instance_count = var.maximum_instance_count
   instance_memory_in_mb  = var.instance_memory_mb
 

@@ -128,8 +128,8 @@ export function contractViolations(module: TerraformModule): string[] {
   for (const name of [...EMBEDDED_ONLY_SETTINGS, ...FLEX_REFUSED_SETTINGS]) {
     if (settings.literal.has(name)) violations.push(`${address} must not set ${name} on Azure`);
   }
-  if (app.runtime_name !== 'node' || app.runtime_version !== '20') {
-    violations.push(`${address} must run runtime_name = "node", runtime_version = "20"`);
+  if (app.runtime_name !== 'node' || app.runtime_version !== '22') {
+    violations.push(`${address} must run runtime_name = "node", runtime_version = "22"`);
   }
   const payloads = String(settings.literal.get('KUBESCRIBE_PAYLOADS'));
   if (
