@@ -148,6 +148,23 @@ describe('given an instance started under version 1, when the host restarts with
     );
   });
 
+  it('CurrentOrOlder + Reject leaves an instance of a newer version queued until a newer host takes it', async () => {
+    // What keeps a withdrawal started by new code alive while old workers still run (docs/upgrades.md).
+    const older = {
+      defaultVersion: '4.0',
+      versionMatchStrategy: 'CurrentOrOlder',
+      versionFailureStrategy: 'Reject',
+    } as const;
+    t = await startTestHost(APP, versioning(older));
+    const newer = t.host.client.startNew('Versioned', { version: '4.1' });
+    await t.host.waitForIdle();
+    expect(status(newer).runtimeStatus).toBe('Pending');
+    await t.restart(versioning({ ...older, defaultVersion: '4.1' }));
+    await t.host.waitForIdle();
+    await go(newer);
+    expect(status(newer)).toMatchObject({ runtimeStatus: 'Completed', output: '4.1' });
+  });
+
   it("continueAsNew keeps the instance's version, not the worker's defaultVersion", async () => {
     t = await startTestHost(APP, versioning({ defaultVersion: '2', versionMatchStrategy: 'CurrentOrOlder' }));
     id = t.host.client.startNew('Versioned', { version: '1', input: { renew: true } });
