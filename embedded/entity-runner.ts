@@ -6,6 +6,7 @@
 import { PayloadTooLargeError } from './engine-semantics';
 import type { HostContext } from './host-context';
 import { invokeFunction, typedDataValue } from './invoke';
+import { ENTITY_VERSION, VERSION_MISMATCH, versionMismatch } from './orchestration-versioning';
 import {
   type EntityBatchResult,
   EventType,
@@ -17,11 +18,20 @@ import type { StoredMessage } from './store';
 
 type OpMessage = StoredMessage & { message: { kind: 'op' } };
 
-/** Runs one batch of an entity's queued operations, if there are any. */
-export async function runEntityBatch(host: HostContext, entityId: string, maxBatch: number): Promise<void> {
+/**
+ * Runs one batch of an entity's queued operations, if there are any. 'rejected': this worker's
+ * versioning refuses entities (their version is empty) and the batch stays queued.
+ */
+export async function runEntityBatch(
+  host: HostContext,
+  entityId: string,
+  maxBatch: number,
+): Promise<'rejected' | undefined> {
   const { store } = host;
   const peeked = store.peek(entityId, maxBatch);
   if (peeked.length === 0) return;
+  const refused = versionMismatch(host.versioning, ENTITY_VERSION);
+  if (refused) return refuseBatch(host, entityId, peeked, refused);
   // Faithful modes: client signals may be taken out of order (they bypass the message sorter).
   const queued = host.engine.orderEntityBatch(peeked);
   const ops = queued.filter((m): m is OpMessage => m.message.kind === 'op');
@@ -60,6 +70,37 @@ export async function runEntityBatch(host: HostContext, entityId: string, maxBat
     }
   });
   host.wake(woken);
+}
+
+/**
+ * A batch the worker's versioning gate refuses, as the engine treats an entity's work item for a
+ * Node app (TaskOrchestrationDispatcher.cs lines 398-432, at Azure/durabletask 5217032): `Reject`
+ * abandons it, so it waits; `Fail` fails the entity's instance with VersionMismatch, which answers
+ * no caller and drops its operations (the engine drops later messages to a failed instance too,
+ * and this gate refuses each later batch the same way). The state is left as it was.
+ */
+function refuseBatch(
+  host: HostContext,
+  entityId: string,
+  queued: StoredMessage[],
+  reason: string,
+): 'rejected' | undefined {
+  const { name, key } = parseSchedulerId(entityId);
+  if (host.versioning.versionFailureStrategy === 'Reject') {
+    host.log('warn', 'EntityVersionRejected', { entity: name, key, reason });
+    return 'rejected';
+  }
+  host.log('warn', 'EntityVersionFailed', {
+    entity: name,
+    key,
+    reason,
+    error: `${VERSION_MISMATCH.errorType}: ${VERSION_MISMATCH.message}`,
+    operations: queued.length,
+  });
+  host.store.transaction(() => {
+    for (const m of queued) host.store.deleteMessage(m.id);
+  });
+  return undefined;
 }
 
 /** A batch whose every operation failed: the state stays as it was and no signal is sent. */

@@ -63,7 +63,9 @@ export const DEFAULT_SETTINGS: HostSettings = {
   maxEntityBatch: 5000,
   activityTimeoutMs: 30 * 60_000,
   defaultVersion: '',
-  versionMatchStrategy: 'None',
+  // The extension's defaults (DurableTaskOptions.cs: VersionMatchStrategy = CurrentOrOlder,
+  // VersionFailureStrategy = Reject); DTFx's own VersioningSettings defaults to None.
+  versionMatchStrategy: 'CurrentOrOlder',
   versionFailureStrategy: 'Reject',
 };
 

@@ -19,7 +19,7 @@ import {
   UnsupportedActionError,
 } from './orchestration-actions';
 import { notifyParent, startChild } from './orchestration-links';
-import { versionMismatch } from './orchestration-versioning';
+import { VERSION_MISMATCH, versionMismatch } from './orchestration-versioning';
 import {
   ActionType,
   EventType,
@@ -91,7 +91,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
   ];
   const mismatch = versionMismatch(host.versioning, inst.version);
   if (mismatch) {
-    // As the extension does: the instance's history is never replayed by code of another version.
+    // As the engine does: the instance's history is never replayed by a worker that refuses its version.
     if (host.versioning.versionFailureStrategy === 'Reject') {
       host.log('warn', 'OrchestrationVersionRejected', {
         instanceId,
@@ -101,13 +101,19 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
       });
       return 'rejected';
     }
+    host.log('warn', 'OrchestrationVersionFailed', {
+      instanceId,
+      name: inst.name,
+      version: inst.version,
+      reason: mismatch,
+    });
     const fx = emptyEffects();
     fx.history.push(...fresh, { EventType: EventType.OrchestratorCompleted, EventId: -1, Timestamp: ts });
     commit(host, inst, {
       rt,
       fx,
       consumed,
-      outcome: { kind: 'failed', error: mismatch },
+      outcome: { kind: 'failed', error: `${VERSION_MISMATCH.errorType}: ${VERSION_MISMATCH.message}` },
       customStatus: undefined,
       pastLength: past.length,
       now,
@@ -278,8 +284,10 @@ function commit(
       next.input = outcome.input;
       next.status = 'ContinuedAsNew';
       next.runtime = JSON.stringify(newRuntime());
-      // The new execution is this code's: it takes the host's version (the instance's, if none is set).
-      next.version = host.versioning.defaultVersion || current.version;
+      // The next execution keeps the instance's version: the engine takes `NewVersion ??
+      // runtimeState.Version` (Azure/durabletask at 5217032, TaskOrchestrationDispatcher.cs line
+      // 1075), and the JS SDK's continueAsNew sets no NewVersion.
+      next.version = current.version;
       store.enqueue(inst.instanceId, {
         kind: 'event',
         executionId: next.executionId,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DurableClient } from 'durable-functions';
 import * as df from 'durable-functions';
-import type { DriverInput } from '../shared/app/driver/driver-input';
+import { type DriverInput, driverStart } from '../shared/app/driver/driver-input';
 import type { BranchEntityState } from '../shared/app/entity/branch-operations';
 import { type BranchGateway, cachedBranchReader } from '../shared/app/http/branch-gateway';
 import {
@@ -15,12 +15,9 @@ import {
 import type { WithdrawAnswer } from '../shared/branch';
 
 const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
-// A driver seen running is trusted to still run this long; it is eternal, so this only saves reads.
-const RUNNING_TRUSTED_MS = 30_000;
 const WITHDRAW_WAIT_MS = 20_000;
 
 const readCached = cachedBranchReader({ nowMs: () => Date.now() });
-const runningSince = new Map<string, number>();
 
 /** The branch entity's stored state, read now (uncached). */
 export async function readBranchState(
@@ -40,11 +37,10 @@ export async function reviveDriver(client: DurableClient, input: DriverInput): P
   const status = await client.getStatus(instanceId).catch(() => undefined);
   if (status && !TERMINAL.has(String(status.runtimeStatus))) return false;
   // Started meanwhile by a request: it runs, which is all the keeper wants.
-  const started = await client.startNew(BRANCH_DRIVER, { instanceId, input }).then(
+  const started = await client.startNew(BRANCH_DRIVER, { instanceId, input: driverStart(input) }).then(
     () => true,
     () => false,
   );
-  if (started) runningSince.set(instanceId, Date.now());
   return started;
 }
 
@@ -60,15 +56,14 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
 
     async ensureDriver(input) {
       const instanceId = driverInstanceId(input.branchKey);
-      const seen = runningSince.get(instanceId);
-      if (seen === undefined || Date.now() - seen > RUNNING_TRUSTED_MS) {
-        const started = await reviveDriver(client, input);
-        runningSince.set(instanceId, Date.now());
-        // A driver this call started plans first thing; one already running (or started
-        // concurrently by another request) is woken.
-        if (started) return;
-      }
-      await client.raiseEvent(instanceId, WAKE_EVENT, null);
+      // The client answers a wake to an instance that has ended (HTTP 410) as if it were delivered
+      // (durable-functions DurableClient.raiseEvent: `case 410: return`), and a driver ends when
+      // code of another version meets it: after waking, look, and start it again if it has ended.
+      await client.raiseEvent(instanceId, WAKE_EVENT, null).catch((error: unknown) => {
+        // Never started (or purged): started below.
+        if (!String(error).includes('No instance with ID')) throw error;
+      });
+      await reviveDriver(client, input);
     },
 
     async driverHistory(branchKey) {

@@ -3,7 +3,7 @@ import * as df from 'durable-functions';
 import type { ProjectionDone } from '../shared/app/activities/project-status';
 import type { RemoteHead } from '../shared/app/activities/read-remote';
 import { isRepositoryBusy, type RepositoryBusy } from '../shared/app/activities/repository-admission';
-import { type DriverInput, driverInputSchema } from '../shared/app/driver/driver-input';
+import { type DriverStart, driverStartSchema, foreignDriver } from '../shared/app/driver/driver-input';
 import { driverStatus } from '../shared/app/driver/driver-status';
 import {
   DRIVER_LOOPS_PER_EXECUTION,
@@ -29,7 +29,12 @@ import { scrubSecrets } from '../shared/errors';
  * a `wake` event. Deterministic: time is `currentUtcDateTime`; every choice is `nextDriverStep`'s.
  */
 const branchDriver: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const input: DriverInput = driverInputSchema.parse(context.df.getInput());
+  const start: DriverStart = driverStartSchema.parse(context.df.getInput());
+  // Before any task: the same decision at every replay of this execution, whatever history
+  // other code wrote. Failing ends the instance; a wake or the keeper starts it under this code.
+  const foreign = foreignDriver(start);
+  if (foreign) throw new Error(foreign);
+  const { driverVersion: _, ...input } = start;
   const entity = new df.EntityId(BRANCH_ENTITY, input.branchKey);
   const now = () => context.df.currentUtcDateTime.toISOString();
   const apply = (commands: BranchCommand[]) => context.df.callEntity(entity, 'apply', { commands });
@@ -133,7 +138,7 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
       }
     }
   }
-  context.df.continueAsNew(input);
+  context.df.continueAsNew(start);
 };
 
 /** Sleeps on a durable timer until `until`, or until a `wake` event comes first. */

@@ -195,3 +195,27 @@ it('run-in-kubernetes.md shows the configuration deploy/kubescribe ships', () =>
   )[0]?.toJS() as { data: Record<string, string> };
   expect(shown.map((snippet) => snippet.text)).toEqual([configMap.data['config.yaml']]);
 });
+
+// A host.json shown in the docs is pasted whole: one without the app's versioning would run the
+// engine's defaults (CurrentOrOlder with no defaultVersion, which leaves every versioned driver
+// and withdrawal waiting: Azure/durabletask VersioningSettings.cs lines 98-107), or 0.3.0's Strict,
+// which fails every entity batch (docs/upgrades.md).
+it("every host.json the docs show keeps the app's versioning keys", () => {
+  const appVersioning = (hostJson: unknown) => {
+    const durableTask = (hostJson as { extensions?: { durableTask?: Record<string, unknown> } }).extensions
+      ?.durableTask;
+    return {
+      defaultVersion: durableTask?.defaultVersion,
+      versionMatchStrategy: durableTask?.versionMatchStrategy,
+      versionFailureStrategy: durableTask?.versionFailureStrategy,
+    };
+  };
+  const shown = of('json')
+    .map((snippet) => ({ where: snippet.where, hostJson: JSON.parse(snippet.text) as unknown }))
+    .filter(({ hostJson }) => isRecord(hostJson) && 'extensionBundle' in hostJson);
+  expect(shown.length).toBeGreaterThan(0);
+  const expected = appVersioning(JSON.parse(readFileSync(join(ROOT, 'host.json'), 'utf8')));
+  expect(expected.versionMatchStrategy).toBe('CurrentOrOlder');
+  for (const { where, hostJson } of shown)
+    expect({ where, ...appVersioning(hostJson) }).toEqual({ where, ...expected });
+});

@@ -22,8 +22,8 @@ export function owesWork(state: BranchEntityState | undefined): boolean {
 
 /**
  * Restarts the drivers of configured branches that owe work and have no running driver. A driver
- * stops for good only when its orchestration fails (after a deployment, its history is refused by
- * other code) or is terminated; without this, its branch would wait for the next request.
+ * stops for good only when its orchestration fails (after a deployment, code of another driver
+ * version ends it) or is terminated; without this, its branch would wait for the next request.
  */
 export async function keepDrivers(runtime: AppRuntime, port: DriverKeeperPort): Promise<string[]> {
   const branches = new Map<string, DriverInput>();

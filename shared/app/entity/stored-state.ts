@@ -17,8 +17,11 @@ export type StoredStateReading = { ok: true; state: BranchEntityState } | { ok: 
 
 /**
  * The entity's stored state as this code reads it: nothing yet (a new branch), the current
- * version, or an earlier released one upgraded step by step. A state of a version this code does
- * not know (written by a newer release, before a downgrade) is not read, so it is never rewritten.
+ * version, an earlier released one upgraded step by step, or a newer one (written by a later
+ * release while both run during a deployment), read as this version: a later release only adds
+ * fields and keeps the meaning of these (docs/upgrades.md), so an operation is never dropped for
+ * it. Every operation derives the state it writes from the one it read (spreads, never a rebuild),
+ * so the later version and its fields are written back as they were.
  */
 export function readStoredState(stored: unknown): StoredStateReading {
   if (stored === undefined || stored === null)
@@ -32,17 +35,11 @@ export function readStoredState(stored: unknown): StoredStateReading {
       return { ok: false, error: `branch state version ${version} was never released; it cannot be read` };
     state = upgrade(state);
   }
-  if (version > BRANCH_STATE_VERSION) {
-    return {
-      ok: false,
-      error: `the branch state is version ${version}, newer than this code's ${BRANCH_STATE_VERSION}: it was written by a later release; run that release`,
-    };
-  }
   return { ok: true, state };
 }
 
 function storedVersion(stored: unknown): number | undefined {
-  if (typeof stored !== 'object') return undefined;
+  if (typeof stored !== 'object' || stored === null) return undefined;
   const branch = (stored as { branch?: unknown }).branch;
   if (typeof branch !== 'object' || branch === null) return undefined;
   const version = (branch as { version?: unknown }).version;

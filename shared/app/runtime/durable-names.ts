@@ -15,11 +15,13 @@ export const DRIVER_KEEPER = 'driver-keeper';
 
 /**
  * The version of the branch driver's code (orchestrators/branch-driver.ts and the driver modules it
- * runs), written to host.json as `extensions.durableTask.defaultVersion`. A worker fails a driver
- * started under another version instead of replaying its history (docs/upgrades.md); raise it with
- * every change to that code. A test pins the code to it.
+ * runs), written to host.json as `extensions.durableTask.defaultVersion` with `CurrentOrOlder` and
+ * `Reject`: a worker leaves a driver (or withdrawal) started by newer code for a newer worker, and
+ * the driver itself ends one started by older code, which is then started again under this version
+ * (docs/upgrades.md). Two dotted numbers, so the engine compares it as a System.Version; raise it
+ * with every change to that code. A test pins the code to it.
  */
-export const DRIVER_VERSION = '3';
+export const DRIVER_VERSION = '4.0';
 
 /** The durable instance id of a branch's driver orchestration (one per branch: starting it twice is a no-op). */
 export function driverInstanceId(branchKey: string): string {

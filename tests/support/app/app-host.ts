@@ -35,8 +35,11 @@ export interface AppHost {
    */
   tick(ms: number): void;
   now(): number;
-  /** Stops the host and starts a new one on the same data folder and clock. */
-  restart(): Promise<void>;
+  /**
+   * Stops the host and starts a new one on the same data folder and clock (with another host.json,
+   * as a deployment would).
+   */
+  restart(options?: { hostJsonFile?: string }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,7 +51,10 @@ export interface AppHost {
 export async function startAppHost(
   config: object,
   env: Record<string, string> = {},
-  { dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-')) }: { dataDir?: string } = {},
+  {
+    dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-')),
+    hostJsonFile = HOST_JSON,
+  }: { dataDir?: string; hostJsonFile?: string } = {},
 ): Promise<AppHost> {
   const configFile = join(dataDir, 'kubescribe.json');
   writeFileSync(configFile, JSON.stringify(config));
@@ -82,12 +88,14 @@ export async function startAppHost(
   // another; tests/embedded cover `exact` with hosts of their own.
   const { semantics = 'azure-storage', seed } = engineChoiceFromEnv();
   // The app's orchestration versioning always (a deployment's drivers are versioned by it).
-  const appSettings = readHostSettings(HOST_JSON);
-  const { defaultVersion, versionMatchStrategy, versionFailureStrategy } = appSettings;
-  const hostJson =
-    semantics === 'exact'
+  const hostJsonOf = (file: string) => {
+    const appSettings = readHostSettings(file);
+    const { defaultVersion, versionMatchStrategy, versionFailureStrategy } = appSettings;
+    return semantics === 'exact'
       ? { maxConcurrentActivities: 4, defaultVersion, versionMatchStrategy, versionFailureStrategy }
       : { ...appSettings, maxConcurrentActivities: 4 };
+  };
+  let hostJson = hostJsonOf(hostJsonFile);
   const start = () =>
     startHost({
       appEntry: APP_ENTRY,
@@ -133,8 +141,9 @@ export async function startAppHost(
       clock.advance(ms);
     },
     now: () => clock.now(),
-    async restart() {
+    async restart(options = {}) {
       await app.host.stop();
+      if (options.hostJsonFile) hostJson = hostJsonOf(options.hostJsonFile);
       app.host = await start();
     },
     async stop() {

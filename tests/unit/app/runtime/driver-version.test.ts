@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compareVersions } from '../../../../embedded/orchestration-versioning';
 import { DRIVER_VERSION } from '../../../../shared/app/runtime/durable-names';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -26,6 +27,8 @@ const RECORDED: Record<string, string> = {
   '2': 'bf336020f7e5ebf66c0c674ea5bcbe65ac995f06b3375581c658f08ba4e6eeb5',
   // waits, recording nothing, when a Git activity answers RepositoryBusy
   '3': '6304f8fc4808816429281f6daaccc860fb11608c894ba372a9447652eb9ecf4a',
+  // ends a driver started by other code (its input's driverVersion), under CurrentOrOlder + Reject
+  '4.0': 'ba9824c93c37b14dbcec3e3b9b41e767329674b2d5d26a03029c9536baf7581a',
 };
 
 /** sha256 of the driver's files, each with its path; line endings normalized so a checkout cannot change it. */
@@ -39,13 +42,26 @@ function driverCodeHash(): string {
   return hash.digest('hex');
 }
 
-it("host.json's defaultVersion is DRIVER_VERSION, matched strictly, a mismatch failing the driver", () => {
+// The engine gates every work item of a Node app, entities included (their version is empty), by
+// host.json's strategy (Azure/durabletask at 5217032, TaskOrchestrationDispatcher.cs lines 398-432):
+// only CurrentOrOlder runs entities beside a defaultVersion, and only Reject leaves a newer
+// driver or withdrawal for a newer worker instead of failing it.
+it("host.json's defaultVersion is DRIVER_VERSION, matched CurrentOrOlder, a newer instance left waiting", () => {
   const hostJson = JSON.parse(readFileSync(join(ROOT, 'host.json'), 'utf8'));
   expect(hostJson.extensions.durableTask).toMatchObject({
     defaultVersion: DRIVER_VERSION,
-    versionMatchStrategy: 'Strict',
-    versionFailureStrategy: 'Fail',
+    versionMatchStrategy: 'CurrentOrOlder',
+    versionFailureStrategy: 'Reject',
   });
+});
+
+// VersioningSettings.CompareVersions compares as text what System.Version does not parse ("10"
+// before "9"): the driver's version must parse, so each release's version is above the last.
+it("DRIVER_VERSION is above every earlier version, in the engine's order", () => {
+  expect(DRIVER_VERSION).toMatch(/^\d+\.\d+$/);
+  for (const earlier of Object.keys(RECORDED).filter((v) => v !== DRIVER_VERSION))
+    expect(compareVersions(DRIVER_VERSION, earlier)).toBe(1);
+  expect(compareVersions(DRIVER_VERSION, '')).toBe(1);
 });
 
 it('the driver code is the code recorded for DRIVER_VERSION', () => {
