@@ -6,6 +6,7 @@ import {
   type BranchFact,
   type BranchState,
   branchCommandSchema,
+  FIELD_CHARS,
   handle,
   nextDeadline,
   type PlannedEffect,
@@ -90,7 +91,7 @@ export const branchOperationSchemas = {
       resource: z.string().optional(),
       namespace: z.string().optional(),
     }),
-    revision: z.string().min(1).max(64),
+    revision: z.string().min(1).max(FIELD_CHARS.snapshotRevision),
     /** How many distinct parts the snapshot has; absent: the parts that have arrived. */
     parts: z.number().int().positive().max(SNAPSHOT_PARTS_MAX).optional(),
   }),
