@@ -86,8 +86,12 @@ export interface BranchCounters {
 
 /** Everything one repository branch knows; plain JSON, the fold of its facts. */
 export interface BranchState {
-  /** 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept. */
-  version: 3;
+  /**
+   * 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept;
+   * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
+   * references name the target), and changes refused on arrival counted in `refused` (`object`).
+   */
+  version: 4;
   limits: BranchLimits;
   parentBranch: string | null;
   targets: Record<string, TargetSettings>;
@@ -120,7 +124,7 @@ export function deadlineKey(purpose: DeadlinePurpose, owner: string): string {
 /** The state of a branch that has decided nothing yet. */
 export function initialState(): BranchState {
   return {
-    version: 3,
+    version: 4,
     limits: DEFAULT_LIMITS,
     parentBranch: null,
     targets: {},

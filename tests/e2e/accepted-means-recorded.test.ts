@@ -90,7 +90,10 @@ const eventArbitrary = fc.record({
   namespace,
   nameLength,
 });
-type EventSpec = fc.RecordValue<typeof eventArbitrary> & { name: string; value: string };
+type EventSpec = (typeof eventArbitrary extends fc.Arbitrary<infer T> ? T : never) & {
+  name: string;
+  value: string;
+};
 
 const runArbitrary = fc.record({
   events: fc.array(eventArbitrary, { minLength: 1, maxLength: 5 }),

@@ -132,6 +132,7 @@ export async function postSnapshotPart(
   const part = await storePart(runtime, branch, payload, request.at, async () =>
     checkPartRoom({
       state: await branch.read(),
+      target: target.config.name,
       snapshotId,
       payloadRef: payloadRefOf(Buffer.from(payload.text, 'utf8')),
       limits: runtime.loaded.config.limits,
