@@ -24,6 +24,7 @@ import {
   oneTargetConfig,
   startAppHost,
 } from '../support/app/app-host';
+import { parsePrometheusText, sampleValue } from '../support/metrics/prometheus-text';
 
 const RUNS = 14;
 const SEED = 20261203;
@@ -42,6 +43,7 @@ beforeAll(async () => {
       target: { window: { idleTimeout: '1s', maxDuration: '5s' } },
       limits: { pushCooldown: '0s' },
     }),
+    { LOG_LEVEL: 'info' },
   );
 });
 
@@ -272,4 +274,61 @@ it('records a change by the longest ServiceAccount username, authored by it', as
   await app.advance(4000);
   expect(await publishedValue('shop', spec.name)).toBe(spec.value);
   expect(await git(remote, 'log', '-1', '--format=%an', 'main')).toBe(`${serviceAccount}\n`);
+});
+
+it('reports an event it cannot record in the answer, the status, the metrics and the log; records the rest', async () => {
+  run++;
+  const spec = (suffix: string, resourceVersion: string): EventSpec => ({
+    verb: 'update',
+    username: 'alice@example.com',
+    displayName: undefined,
+    resourceVersion,
+    namespace: 'shop',
+    nameLength: 20,
+    name: label(`r${run}-${suffix}-`, 20),
+    value: `v${run}-${suffix}`,
+  });
+  const kept = spec('kept', '13772845');
+  const refused = spec('refused', '1'.repeat(65));
+  const answer = await app.http('POST', '/api/v1/targets/prod/audit', {
+    kind: 'EventList',
+    apiVersion: 'audit.k8s.io/v1',
+    items: [auditEvent(refused, 0), auditEvent(kept, 1)],
+  });
+  const reason = {
+    object: `v1 configmaps shop/${refused.name}`,
+    reason: 'value-out-of-bounds',
+    message: 'resourceVersion: Too big: expected string to have <=64 characters',
+  };
+  expect(answer).toMatchObject({ status: 200, body: { accepted: 1, refused: 1, refusedReasons: [reason] } });
+  await app.advance(4000);
+
+  expect(await publishedValue('shop', kept.name)).toBe(kept.value);
+  expect(await publishedValue('shop', refused.name)).toBeUndefined();
+  const status = (await app.http('GET', '/api/v1/targets/prod')).body;
+  expect(status.refusedWrites.recent.at(-1)).toMatchObject({
+    object: reason.object,
+    target: 'prod',
+    cause: `value-out-of-bounds: ${reason.message}`,
+  });
+  expect(status.conditions).toContainEqual(
+    expect.objectContaining({
+      type: 'WritesRefused',
+      status: 'True',
+      message: expect.stringContaining(reason.object),
+    }),
+  );
+  const metrics = parsePrometheusText(await (await fetch(`${app.host.url}/metrics`)).text());
+  expect(
+    sampleValue(metrics, 'kubescribe_changes_not_recorded_total', {
+      target: 'prod',
+      reason: 'value-out-of-bounds',
+    }),
+  ).toBe(status.refusedWrites.count);
+  expect(app.logs.filter((record) => record.event === 'ChangesNotRecorded').at(-1)).toMatchObject({
+    level: 'warn',
+    target: 'prod',
+    reason: 'value-out-of-bounds',
+    changes: 1,
+  });
 });
