@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cutTo, FIELD_CHARS } from './field-limits';
 import { pruneModeSchema } from './prune-mode';
 import { FAILED_OUTCOMES } from './publication-outcome';
 import { branchLimitsSchema, windowTimingSchema } from './settings';
@@ -11,21 +12,23 @@ const name = z.string().min(1).max(253);
 const durationMs = z.number().int().nonnegative().finite();
 const bytes = z.number().int().nonnegative().finite();
 
-const authorSchema = z.strictObject({
-  name: z.string().min(1).max(256),
-  email: z.string().max(256).optional(),
-  username: z.string().max(256).optional(),
+/** A commit author as the branch keeps it; the HTTP layer checks authors against it before answering. */
+export const authorSchema = z.strictObject({
+  name: z.string().min(1).max(FIELD_CHARS.authorName),
+  email: z.string().max(FIELD_CHARS.authorEmail).optional(),
+  username: z.string().max(FIELD_CHARS.username).optional(),
 });
 
 const attributionSchema = z.enum(['audit', 'watch', 'admission', 'configured', 'unresolved']);
 
-const changeSchema = z.strictObject({
+/** A change as the branch admits it; the HTTP layer checks each change against it before answering. */
+export const changeSchema = z.strictObject({
   /** Canonical path inside the target's folder. */
-  path: z.string().min(1).max(1024),
+  path: z.string().min(1).max(FIELD_CHARS.changePath),
   operation: z.enum(['upsert', 'delete']),
   payloadRef: z.string().min(1).max(512).optional(),
   bytes,
-  resourceVersion: z.string().min(1).max(64).optional(),
+  resourceVersion: z.string().min(1).max(FIELD_CHARS.resourceVersion).optional(),
   /** What the change is about, for the single-change commit message `[UPDATE] apps/v1/deployments/web`. */
   subject: z
     .strictObject({
@@ -36,6 +39,17 @@ const changeSchema = z.strictObject({
     })
     .optional(),
   verb: z.enum(['create', 'update', 'delete']).optional(),
+});
+
+// What a refused change was about and why: cut, never refused (refusing the refusal would lose it).
+const refusalText = z.string().min(1).transform(cutTo(FIELD_CHARS.refusal));
+const refusedChangeSchema = z.strictObject({
+  /** The object, e.g. `apps/v1 deployments prod/web`. */
+  object: refusalText,
+  /** A stable kebab-case code, e.g. `value-out-of-bounds`. */
+  reason: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/),
+  /** A sentence naming the problem; never object data. */
+  message: refusalText,
 });
 
 // A remote's refusal text is unbounded; refusing a long one would leave the attempt in flight for
@@ -75,6 +89,13 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
     author: authorSchema,
     attribution: attributionSchema,
     changes: z.array(changeSchema).min(1),
+  }),
+  z.strictObject({
+    type: z.literal('RefuseChanges'),
+    at: instant,
+    target: name,
+    /** Changes accepted in a request's answer as refused: each named, with why it is not recorded. */
+    changes: z.array(refusedChangeSchema).min(1),
   }),
   z.strictObject({
     type: z.literal('RegisterSave'),
@@ -120,7 +141,7 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
       resource: z.string().optional(),
       namespace: z.string().optional(),
     }),
-    revision: z.string().min(1).max(64),
+    revision: z.string().min(1).max(FIELD_CHARS.snapshotRevision),
     payloadRef: z.string().min(1).max(512),
     bytes,
     objects: z.number().int().nonnegative().optional(),
@@ -170,5 +191,7 @@ export type BranchCommand = z.infer<typeof branchCommandSchema>;
 export type PublicationResult = z.infer<typeof publicationResultSchema>;
 /** A change as admitted (before the window keeps it). */
 export type AdmittedChange = z.infer<typeof changeSchema>;
+/** A change refused on arrival, as `RefuseChanges` carries it. */
+export type RefusedChange = z.infer<typeof refusedChangeSchema>;
 /** Narrows `BranchCommand` to one type. */
 export type CommandOf<T extends BranchCommand['type']> = Extract<BranchCommand, { type: T }>;

@@ -13,6 +13,7 @@ import {
   requestObservation,
   updateIntake,
 } from './publication';
+import { refuseChanges } from './refusals';
 import { expireDueSaves, forgetExpiredReceipts, recordProjection, registerSave, withdrawSave } from './saves';
 import { applySnapshot } from './snapshots';
 import type { BranchState } from './state';
@@ -23,6 +24,9 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
   switch (command.type) {
     case 'AdmitChanges':
       admitChanges(decision, command);
+      break;
+    case 'RefuseChanges':
+      refuseChanges(decision, command);
       break;
     case 'RegisterSave':
       registerSave(decision, command);

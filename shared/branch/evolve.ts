@@ -1,6 +1,6 @@
 import type { BranchFact } from './facts';
 import type { Deadline, SaveRecord } from './model';
-import { type BranchState, deadlineKey, type PublicationState, REFUSALS_KEPT, type Refusals } from './state';
+import { type BranchState, deadlineKey, type PublicationState, withRefusals } from './state';
 import {
   admitToWindow,
   appendWrite,
@@ -210,19 +210,24 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
     }
     case 'WriteRefused': {
       const target = fact.target ?? '';
-      const known = state.refused ?? { counts: {}, recent: [] };
-      const refused: Refusals = {
-        counts: { ...known.counts, [target]: (known.counts[target] ?? 0) + 1 },
-        recent: [...known.recent, { writeId: fact.writeId, target, cause: fact.cause, at: fact.at }].slice(
-          -REFUSALS_KEPT,
-        ),
-      };
+      const refused = withRefusals(state.refused, target, [
+        { writeId: fact.writeId, target, cause: fact.cause, at: fact.at },
+      ]);
       const next = { ...removeWrites(state, new Set([fact.writeId])), refused };
       const publication = pub.inFlight?.attempt === fact.attempt ? omit(pub, 'inFlight') : pub;
       return withPublication(next, {
         ...publication,
         lastError: { cause: { kind: 'rejected', message: fact.cause }, at: fact.at },
       });
+    }
+    case 'ChangesRefused': {
+      const refused = fact.changes.map(({ object, reason, message }) => ({
+        object,
+        target: fact.target,
+        cause: `${reason}: ${message}`,
+        at: fact.at,
+      }));
+      return { ...state, refused: withRefusals(state.refused, fact.target, refused) };
     }
     case 'WritesDiscarded':
       return removeWrites(state, new Set(fact.writeIds));

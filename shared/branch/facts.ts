@@ -1,3 +1,4 @@
+import type { RefusedChange } from './commands';
 import type {
   Attribution,
   Author,
@@ -121,6 +122,8 @@ export type BranchFact =
       'WriteRefused',
       { attempt: string; writeId: string; target?: string; cause: string; saveIds: string[] }
     >
+  /** Changes a request carried were refused on arrival: each is named with why it is not recorded. */
+  | Fact<'ChangesRefused', { target: string; changes: RefusedChange[] }>
   | Fact<'WritesDiscarded', { writeIds: string[]; reason: string }>
   | Fact<'RetryCleared', { reason: 'nothing-owed' }>
   | Fact<'ParentRecoveryOpened', { attempt: string; cause: string }>

@@ -4,10 +4,13 @@
  */
 export {
   type AdmittedChange,
+  authorSchema,
   type BranchCommand,
   branchCommandSchema,
   type CommandOf,
+  changeSchema,
   type PublicationResult,
+  type RefusedChange,
 } from './commands';
 export { decide, handle } from './decide';
 export {
@@ -29,6 +32,7 @@ export type {
   SuspendedBy,
   WindowCloseReason,
 } from './facts';
+export { FIELD_CHARS } from './field-limits';
 export { type PendingPathView, pendingPaths, type SaveListing, targetSaves } from './listings';
 export type * from './model';
 export { type PruneMode, pruneModeSchema } from './prune-mode';

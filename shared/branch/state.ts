@@ -33,9 +33,14 @@ export interface PublicationState {
   observation?: string;
 }
 
-/** A write set aside because it can never be published, as the target's status shows it. */
+/**
+ * A write set aside because it can never be published (`writeId`), or a change refused on arrival
+ * because the branch cannot hold it (`object`, since version 4), as the target's status shows it.
+ */
 export interface RefusedWrite {
-  writeId: string;
+  writeId?: string;
+  /** The object a change refused on arrival was about, e.g. `apps/v1 deployments prod/web`. */
+  object?: string;
   target: string;
   cause: string;
   at: string;
@@ -48,6 +53,15 @@ export interface Refusals {
 }
 
 export const REFUSALS_KEPT = 20;
+
+/** The refusals with `refused` added: counted per target, the latest `REFUSALS_KEPT` kept. */
+export function withRefusals(known: Refusals | undefined, target: string, refused: RefusedWrite[]): Refusals {
+  const base = known ?? { counts: {}, recent: [] };
+  return {
+    counts: { ...base.counts, [target]: (base.counts[target] ?? 0) + refused.length },
+    recent: [...base.recent, ...refused].slice(-REFUSALS_KEPT),
+  };
+}
 
 /**
  * Why a target is suspended: its configuration says `suspend: true`, an operator suspended it
@@ -72,8 +86,12 @@ export interface BranchCounters {
 
 /** Everything one repository branch knows; plain JSON, the fold of its facts. */
 export interface BranchState {
-  /** 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept. */
-  version: 3;
+  /**
+   * 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept;
+   * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
+   * references name the target), and changes refused on arrival counted in `refused` (`object`).
+   */
+  version: 4;
   limits: BranchLimits;
   parentBranch: string | null;
   targets: Record<string, TargetSettings>;
@@ -106,7 +124,7 @@ export function deadlineKey(purpose: DeadlinePurpose, owner: string): string {
 /** The state of a branch that has decided nothing yet. */
 export function initialState(): BranchState {
   return {
-    version: 3,
+    version: 4,
     limits: DEFAULT_LIMITS,
     parentBranch: null,
     targets: {},

@@ -135,7 +135,10 @@ export function refusedWrites(state: BranchState, target: string): RefusedWrites
       type: 'WritesRefused',
       status: 'True',
       reason: 'WriteRefused',
-      message: `${count} write(s) could never be published and were set aside; the latest, ${latest.writeId}: ${latest.cause}`,
+      message:
+        latest.writeId === undefined
+          ? `${count} write(s) were refused or set aside; the latest, a change of ${latest.object ?? 'an object'}, was not recorded: ${latest.cause}`
+          : `${count} write(s) were refused or set aside; the latest, ${latest.writeId}, could never be published: ${latest.cause}`,
       lastTransitionTime: latest.at,
     },
   };

@@ -248,7 +248,11 @@ const target = z.strictObject({
   branch,
   parentBranch: branch.optional(),
   path: targetPath,
-  prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('OnEvent'),
+  /**
+   * `Always` by default: a resync (the forwarder's snapshots, `POST …/snapshots`) leaves the folder
+   * equal to the cluster within its scope, as the docs promise; `OnEvent` opts out of the sweep.
+   */
+  prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('Always'),
   window,
   /** Secrets are recorded, SOPS-encrypted for these recipients, only on a target that has this (docs/secrets.md). */
   encryption: encryption.optional(),

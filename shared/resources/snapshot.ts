@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FIELD_CHARS } from '../branch/field-limits';
 import type { SnapshotScope } from '../branch/snapshot-scope';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
@@ -43,7 +44,7 @@ export const snapshotPartSchema = z.strictObject({ objects: z.array(snapshotEntr
 /** A complete snapshot (`POST …/snapshots`, or the parts joined with the `complete` call's scope and revision). */
 export const snapshotBodySchema = z.strictObject({
   scope: snapshotScopeSchema.optional(),
-  revision: z.string().min(1).max(256),
+  revision: z.string().min(1).max(FIELD_CHARS.snapshotRevision),
   objects: z.array(snapshotEntrySchema),
 });
 

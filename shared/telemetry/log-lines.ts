@@ -62,6 +62,11 @@ export function logLineOf(
         'warn',
         `publication of ${b(occurrence.branch)} failed (${occurrence.kind}): ${occurrence.reason}; next attempt at ${occurrence.nextRetryAt}`,
       );
+    case 'ChangesNotRecorded':
+      return line(
+        'warn',
+        `${plural(occurrence.changes, 'change')} of ${occurrence.target} not recorded (${occurrence.reason}): ${occurrence.message}`,
+      );
     case 'WriteSetAside':
       return line(
         'error',

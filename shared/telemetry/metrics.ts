@@ -52,6 +52,12 @@ export const METRICS = [
     'Events read and ignored, by reason.',
   ),
   define(
+    'kubescribe_changes_not_recorded_total',
+    'counter',
+    ['target', 'reason'],
+    'Changes in an accepted request that the branch cannot hold, refused on arrival, by reason.',
+  ),
+  define(
     'kubescribe_requests_refused_total',
     'counter',
     ['target', 'status', 'reason'],
@@ -206,6 +212,13 @@ export function recordOccurrence(backend: MetricBackend, occurrence: Occurrence)
         'kubescribe_publication_retries_total',
         { branch: occurrence.branch, kind: occurrence.kind },
         1,
+      );
+      return;
+    case 'ChangesNotRecorded':
+      backend.add(
+        'kubescribe_changes_not_recorded_total',
+        { target: occurrence.target, reason: occurrence.reason },
+        occurrence.changes,
       );
       return;
     case 'WriteSetAside':

@@ -52,6 +52,11 @@ export type Occurrence =
       'PublicationAttemptFailed',
       { branch: string; kind: string; reason: string; nextRetryAt: string; delayMs: number }
     >
+  /** Changes of an accepted request were refused on arrival (the branch cannot hold them), by reason. */
+  | Occurrence_<
+      'ChangesNotRecorded',
+      { branch: string; target: string; reason: string; changes: number; message: string }
+    >
   /** A write that can never be published was set aside. */
   | Occurrence_<'WriteSetAside', { branch: string; target?: string; reason: string }>
   | Occurrence_<

@@ -5,7 +5,9 @@
 # repository, runs the upgrade scenario there with that release's app and host, and writes the data
 # folder it leaves to tests/fixtures/upgrade/<version>/. With `secrets` (releases from 0.2.0 on) it
 # runs the Secrets scenario instead (release-secrets-scenario.ts: a Secret held for an encrypted
-# target) and writes tests/fixtures/upgrade/<version>-secrets/. Needs `npm ci` done here
+# target) and writes tests/fixtures/upgrade/<version>-secrets/; with `snapshot-parts` (from 0.3.0 on)
+# it runs release-snapshot-parts-scenario.ts (two parts of a snapshot posted, not completed) and
+# writes tests/fixtures/upgrade/<version>-snapshot-parts/. Needs `npm ci` done here
 # (node_modules is shared).
 set -euo pipefail
 version="$1"
@@ -16,7 +18,8 @@ checkout="$(mktemp -d)/kubescribe-${version}"
 case "$scenario" in
   "") fixture="$version" runner=release-scenario.ts ;;
   secrets) fixture="${version}-secrets" runner=release-secrets-scenario.ts ;;
-  *) echo "unknown scenario: $scenario (none or secrets)" >&2; exit 2 ;;
+  snapshot-parts) fixture="${version}-snapshot-parts" runner=release-snapshot-parts-scenario.ts ;;
+  *) echo "unknown scenario: $scenario (none, secrets or snapshot-parts)" >&2; exit 2 ;;
 esac
 out="${root}/tests/fixtures/upgrade/${fixture}"
 
@@ -25,7 +28,8 @@ trap 'git -C "$root" worktree remove --force "$checkout"' EXIT
 ln -s "${root}/node_modules" "${checkout}/node_modules"
 mkdir -p "${checkout}/tests/upgrade"
 cp "${root}/tests/upgrade/${runner}" "${root}/tests/upgrade/upgrade-scenario.ts" \
-  "${root}/tests/upgrade/secrets-scenario.ts" "${checkout}/tests/upgrade/"
+  "${root}/tests/upgrade/secrets-scenario.ts" "${root}/tests/upgrade/snapshot-parts-scenario.ts" \
+  "${checkout}/tests/upgrade/"
 (cd "$checkout" && UPGRADE_FIXTURE_OUT="$out" UPGRADE_RELEASE="$version" npx jest --maxWorkers=1 "tests/upgrade/${runner}" --testMatch "**/${runner}")
 echo "${version} ${commit}" > "${out}/RELEASE"
 echo "upgrade fixture ${fixture} of ${version} (${commit}) written to ${out}"

@@ -162,7 +162,8 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
         ? 'open within the outage budget'
         : 'open';
     var refused = status.refusedWrites.recent.map(function (w) {
-      return el('li', { text: w.writeId + ': ' + w.cause + ' (' + time(w.at) + ')' });
+      var what = w.writeId !== undefined ? w.writeId : 'not recorded, ' + w.object;
+      return el('li', { text: what + ': ' + w.cause + ' (' + time(w.at) + ')' });
     });
     var conditions = status.conditions
       .filter(function (c) {

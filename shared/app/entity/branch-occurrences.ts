@@ -57,6 +57,9 @@ export function branchOccurrences({
           delayMs: fact.delayMs,
         });
         break;
+      case 'ChangesRefused':
+        occurrences.push(...changesNotRecorded(branch, fact));
+        break;
       case 'WriteRefused':
         occurrences.push({
           type: 'WriteSetAside',
@@ -169,4 +172,22 @@ export function reportBranchOperation({
   };
   for (const occurrence of branchOccurrences({ branch, before, after: state.branch, facts }))
     emit(occurrence);
+}
+
+/** One occurrence per reason the changes were refused for, with the first one's message. */
+function changesNotRecorded(branch: string, fact: FactOf<'ChangesRefused'>): Occurrence[] {
+  const byReason = new Map<string, { changes: number; message: string }>();
+  for (const { reason, message } of fact.changes) {
+    const seen = byReason.get(reason);
+    if (seen) seen.changes++;
+    else byReason.set(reason, { changes: 1, message });
+  }
+  return [...byReason].map(([reason, { changes, message }]) => ({
+    type: 'ChangesNotRecorded',
+    branch,
+    target: fact.target,
+    reason,
+    changes,
+    message,
+  }));
 }

@@ -6,6 +6,7 @@ import {
   type BranchFact,
   type BranchState,
   branchCommandSchema,
+  FIELD_CHARS,
   handle,
   nextDeadline,
   type PlannedEffect,
@@ -28,6 +29,7 @@ import { readStoredState } from './stored-state';
  */
 export interface BranchEntityState {
   branch: BranchState;
+  /** By {@link snapshotKey}: the sender's id within its target (by bare id before version 4). */
   snapshots: Record<string, SnapshotParts>;
   /** Client signals applied recently, by request id (absent in states stored before). */
   requests?: RecentRequests[];
@@ -46,9 +48,18 @@ export interface SnapshotParts {
 
 type SnapshotCompletion = Omit<z.output<(typeof branchOperationSchemas)['snapshot-complete']>, 'requestId'>;
 
-/** The payload reference a completed multi-part snapshot is admitted under. */
-export function snapshotRef(snapshotId: string): string {
-  return `snapshot:${snapshotId}`;
+/**
+ * Where the entity keeps a snapshot sent in parts: its id is the sender's, chosen per target, so
+ * two targets of one branch using one id keep two snapshots. Target names are DNS labels and ids
+ * never hold "/", so the key is unambiguous.
+ */
+export function snapshotKey(target: string, snapshotId: string): string {
+  return `${target}/${snapshotId}`;
+}
+
+/** The payload reference a completed multi-part snapshot (by its {@link snapshotKey}) is admitted under. */
+export function snapshotRef(key: string): string {
+  return `snapshot:${key}`;
 }
 
 // An incomplete snapshot never deletes anything; one abandoned by its sender is forgotten after this.
@@ -90,7 +101,7 @@ export const branchOperationSchemas = {
       resource: z.string().optional(),
       namespace: z.string().optional(),
     }),
-    revision: z.string().min(1).max(64),
+    revision: z.string().min(1).max(FIELD_CHARS.snapshotRevision),
     /** How many distinct parts the snapshot has; absent: the parts that have arrived. */
     parts: z.number().int().positive().max(SNAPSHOT_PARTS_MAX).optional(),
   }),
@@ -194,7 +205,8 @@ function runValid(
       const { requestId: _id, ...complete } = valid as z.output<
         (typeof branchOperationSchemas)['snapshot-complete']
       >;
-      const open = state.snapshots[complete.snapshotId];
+      const key = snapshotKey(complete.target, complete.snapshotId);
+      const open = state.snapshots[key];
       // Nothing arrived and no part count named: nothing to apply (a snapshot with no parts would prune all).
       if ((!open && complete.parts === undefined) || open?.completed || open?.awaiting)
         return { state, answer: { ok: true } };
@@ -206,9 +218,9 @@ function runValid(
       };
       const next = {
         ...state,
-        snapshots: { ...state.snapshots, [complete.snapshotId]: { ...waiting, awaiting: complete } },
+        snapshots: { ...state.snapshots, [key]: { ...waiting, awaiting: complete } },
       };
-      return { state: completeIfWhole(next, complete.snapshotId, complete.at, facts), answer: { ok: true } };
+      return { state: completeIfWhole(next, key, complete.at, facts), answer: { ok: true } };
     }
     case 'plan': {
       const { at } = valid as z.output<(typeof branchOperationSchemas)['plan']>;
@@ -230,13 +242,14 @@ function keepPart(
   facts: BranchFact[],
 ): BranchEntityState {
   const kept = { ref: part.payloadRef, bytes: part.bytes, objects: part.objects };
-  let id = part.snapshotId;
+  const key = snapshotKey(part.target, part.snapshotId);
+  let id = key;
   for (let late = 1; state.snapshots[id]?.completed && !joinable(state, id); late++)
-    id = `${part.snapshotId}.late-${late}`;
+    id = `${key}.late-${late}`;
   const open = state.snapshots[id];
   if (open?.parts.some((known) => known.ref === part.payloadRef)) return state;
-  if (!open && id !== part.snapshotId) {
-    const applied = state.snapshots[part.snapshotId]?.applied ?? { scope: {}, revision: 'late' };
+  if (!open && id !== key) {
+    const applied = state.snapshots[key]?.applied ?? { scope: {}, revision: 'late' };
     const snapshots = {
       ...state.snapshots,
       [id]: { target: part.target, openedAt: part.at, parts: [kept], completed: true, applied },
@@ -262,8 +275,8 @@ function keepPart(
 }
 
 /** Whether a completed snapshot's write still waits unpublished and not in flight, so a part can join it. */
-function joinable(state: BranchEntityState, snapshotId: string): boolean {
-  const ref = snapshotRef(snapshotId);
+function joinable(state: BranchEntityState, key: string): boolean {
+  const ref = snapshotRef(key);
   const at = state.branch.pending.findIndex((write) => write.snapshot?.payloadRef === ref);
   return at >= (state.branch.publication.inFlight?.writes ?? 0);
 }
@@ -271,17 +284,17 @@ function joinable(state: BranchEntityState, snapshotId: string): boolean {
 /** Applies a snapshot's awaited completion once every part it names has arrived. */
 function completeIfWhole(
   state: BranchEntityState,
-  snapshotId: string,
+  key: string,
   at: string,
   facts: BranchFact[],
 ): BranchEntityState {
-  const open = state.snapshots[snapshotId];
+  const open = state.snapshots[key];
   const complete = open?.awaiting;
   if (!open || !complete || open.parts.length < (complete.parts ?? 0)) return state;
   const { awaiting: _done, ...rest } = open;
   const snapshots = {
     ...state.snapshots,
-    [snapshotId]: {
+    [key]: {
       ...rest,
       completed: true,
       applied: { scope: complete.scope, revision: complete.revision },
@@ -294,7 +307,7 @@ function completeIfWhole(
     target: complete.target,
     scope: complete.scope,
     revision: complete.revision,
-    payloadRef: snapshotRef(snapshotId),
+    payloadRef: snapshotRef(key),
     bytes: open.parts.reduce((sum, part) => sum + part.bytes, 0),
     objects: open.parts.reduce((sum, part) => sum + part.objects, 0),
   };

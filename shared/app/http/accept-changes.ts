@@ -4,50 +4,65 @@ import type { Change } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { BranchHandle } from './branch-handle';
+import { type NotRecorded, outOfBounds } from './not-recorded';
 import { changesStateBytes } from './state-room';
+
+/** What became of a request's changes: those recorded, and those refused with their reasons. */
+export interface Acceptance {
+  recorded: Change[];
+  refused: NotRecorded[];
+}
 
 /**
  * Accepts normalized changes on a target's branch: refuses with 429 when the branch's intake is
  * paused or the changes do not fit its budget, else stores their payloads, signals the branch
  * once with every change (one `AdmitChanges` per author, in arrival order) and wakes its driver.
- * When this resolves, the changes are durable.
+ * A change the branch cannot hold (a field out of its bounds) is refused on its own, and so is
+ * each of `notRecorded` (the caller's): the same signal records them among the target's refused
+ * writes, so each is either recorded or reported, never neither. When this resolves, both are durable.
  */
 export async function acceptChanges({
   runtime,
   branch,
   changes,
+  notRecorded = [],
   attribution,
   at,
 }: {
   runtime: AppRuntime;
   branch: BranchHandle;
   changes: readonly Change[];
+  notRecorded?: readonly NotRecorded[];
   attribution: Extract<Attribution, 'audit' | 'watch'>;
   at: string;
-}): Promise<void> {
-  if (changes.length === 0) return;
+}): Promise<Acceptance> {
   const { target } = branch;
-  const sized = changes.map((change) => ({
-    change,
-    bytes: change.content === undefined ? 0 : Buffer.byteLength(change.content),
-  }));
+  const refused = [...notRecorded];
+  const held: { change: Change; author: Author; admitted: AdmittedChange }[] = [];
+  for (const change of changes) {
+    const author = authorOf(change, target);
+    const candidate = admitted(change);
+    const problem = outOfBounds(change.identity, author, candidate);
+    if (problem) refused.push(problem);
+    else held.push({ change, author, admitted: candidate });
+  }
+  if (held.length === 0 && refused.length === 0) return { recorded: [], refused };
   const status = await branch.checkAdmission(
     {
-      bytes: sized.reduce((sum, item) => sum + item.bytes, 0),
-      items: changes.length,
-      stateBytes: changesStateBytes(changes.map((change) => change.path)),
+      bytes: held.reduce((sum, item) => sum + item.admitted.bytes, 0),
+      items: held.length,
+      stateBytes: changesStateBytes(held.map(({ change }) => change.path)),
     },
     at,
   );
 
-  const contents = changes.flatMap((change) => (change.content === undefined ? [] : [change.content]));
+  const contents = held.flatMap(({ change }) => (change.content === undefined ? [] : [change.content]));
   const stored = await storeBatch(runtime.payloads, contents);
   let nextStored = 0;
-  const refs = changes.map((change) => (change.content === undefined ? undefined : stored[nextStored++]));
+  const refs = held.map(({ change }) => (change.content === undefined ? undefined : stored[nextStored++]));
   const commands: BranchCommand[] = [];
   let current: { key: string; command: Extract<BranchCommand, { type: 'AdmitChanges' }> } | undefined;
-  sized.forEach(({ change, bytes }, index) => {
-    const author = authorOf(change, target);
+  held.forEach(({ change, author, admitted: candidate }, index) => {
     const changeAttribution: Attribution = change.author ? attribution : 'configured';
     const key = `${changeAttribution}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
     if (current?.key !== key) {
@@ -64,11 +79,25 @@ export async function acceptChanges({
       };
       commands.push(current.command);
     }
-    current.command.changes.push(admitted(change, bytes, refs[index]));
+    const payloadRef = refs[index];
+    current.command.changes.push(payloadRef ? { ...candidate, payloadRef } : candidate);
   });
+  for (let from = 0; from < refused.length; from += REFUSALS_PER_COMMAND) {
+    commands.push({
+      type: 'RefuseChanges',
+      at,
+      target: target.config.name,
+      changes: refused.slice(from, from + REFUSALS_PER_COMMAND),
+    });
+  }
   for (const signal of signalsOf(commands)) await branch.apply(at, signal);
-  if (admitNeedsWake(status, runtime.nowMs())) await branch.wake();
+  if (held.length > 0 && admitNeedsWake(status, runtime.nowMs())) await branch.wake();
+  return { recorded: held.map(({ change }) => change), refused };
 }
+
+// A refused change is at most about 700 bytes of JSON (its object and message are cut to 300
+// characters each), so a command of this many stays near 70 KB.
+const REFUSALS_PER_COMMAND = 100;
 
 /**
  * Changes one signal carries at most: about 200 bytes of JSON each, so a signal stays far below the
@@ -77,11 +106,23 @@ export async function acceptChanges({
  */
 export const CHANGES_PER_SIGNAL = 1_000;
 
-/** The commands cut into signals of at most `CHANGES_PER_SIGNAL` changes, in order. */
+/**
+ * The commands cut into signals of at most `CHANGES_PER_SIGNAL` changes, in order; a command of
+ * refused changes takes the room of `REFUSALS_PER_COMMAND` * 4 changes (its entries are larger).
+ */
 export function signalsOf(commands: readonly BranchCommand[]): BranchCommand[][] {
   const signals: BranchCommand[][] = [[]];
   let room = CHANGES_PER_SIGNAL;
   for (const command of commands) {
+    if (command.type === 'RefuseChanges') {
+      if (room < REFUSALS_PER_COMMAND * 4) {
+        signals.push([]);
+        room = CHANGES_PER_SIGNAL;
+      }
+      signals.at(-1)!.push(command);
+      room -= REFUSALS_PER_COMMAND * 4;
+      continue;
+    }
     if (command.type !== 'AdmitChanges') {
       signals.at(-1)!.push(command);
       continue;
@@ -120,13 +161,13 @@ function authorOf(change: Change, target: ResolvedTarget): Author {
   return change.author ? { ...identity, username: change.author.username } : identity;
 }
 
-function admitted(change: Change, bytes: number, payloadRef: string | undefined): AdmittedChange {
+/** The change as the branch admits it, before its payload is stored. */
+function admitted(change: Change): AdmittedChange {
   const { identity } = change;
   return {
     path: change.path,
     operation: change.operation,
-    bytes,
-    ...(payloadRef ? { payloadRef } : {}),
+    bytes: change.content === undefined ? 0 : Buffer.byteLength(change.content),
     ...(change.resourceVersion ? { resourceVersion: change.resourceVersion } : {}),
     subject: {
       apiVersion: identity.group ? `${identity.group}/${identity.version}` : identity.version,

@@ -7,7 +7,11 @@ import {
   publicationStatus,
   type WithdrawAnswer,
 } from '../../branch';
-import type { BranchEntityState, BranchOperationName } from '../entity/branch-operations';
+import {
+  type BranchEntityState,
+  type BranchOperationName,
+  branchOperationSchemas,
+} from '../entity/branch-operations';
 import { type AppRuntime, type ResolvedTarget, settingsCommands } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { STATE_ROOM_BYTES, secondsUntilRoomFrees, stateHasRoom, storedStateBytes } from './state-room';
@@ -72,16 +76,39 @@ export function branchHandle(
     },
     settings: (at) => settingsCommands(runtime, target, at),
     apply: (at, commands) =>
-      gateway.signal(branchKey, 'apply', {
-        requestId: newRequestId(),
-        commands: [...settingsCommands(runtime, target, at), ...commands],
-      }),
+      gateway.signal(
+        branchKey,
+        'apply',
+        heldByBranch('apply', {
+          requestId: newRequestId(),
+          commands: [...settingsCommands(runtime, target, at), ...commands],
+        }),
+      ),
     signal: (operation, input) =>
-      gateway.signal(branchKey, operation, { requestId: newRequestId(), ...input }),
+      gateway.signal(branchKey, operation, heldByBranch(operation, { requestId: newRequestId(), ...input })),
     wake: () =>
       gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.config.branch }),
     withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at, target: target.config.name }),
   };
+}
+
+/**
+ * The input, once the branch's own schema for the operation takes it: a signal the entity would
+ * refuse is answered 400 here, naming the field, instead of a 2xx for something never recorded.
+ */
+function heldByBranch(
+  operation: BranchOperationName,
+  input: Record<string, unknown>,
+): Record<string, unknown> {
+  const parsed = branchOperationSchemas[operation].safeParse(input);
+  if (parsed.success) return input;
+  throw new ApiError(
+    'invalid-input',
+    'The branch cannot hold a value of this request; nothing was accepted.',
+    {
+      issues: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+    },
+  );
 }
 
 /**

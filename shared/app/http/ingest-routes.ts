@@ -4,6 +4,7 @@ import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
 import { PART_STATE_BYTES, SNAPSHOT_RECORD_PARTS } from '../../api/snapshot-parts';
+import { FIELD_CHARS } from '../../branch';
 import { payloadRefOf } from '../../payloads';
 import type { SnapshotPartPayload } from '../../payloads/snapshot-part';
 import {
@@ -25,6 +26,7 @@ import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import { acceptChanges } from './accept-changes';
 import type { BranchGateway } from './branch-gateway';
 import { type BranchHandle, branchHandle } from './branch-handle';
+import type { NotRecorded } from './not-recorded';
 import { normalized } from './payload-errors';
 import { pathParam, type RouteRequest } from './route-request';
 import { checkPartRoom } from './snapshot-part-room';
@@ -70,15 +72,15 @@ async function ingest(
   const target = accessTarget(runtime, request);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const result = normalized(how.payload, () => how.normalize({ body, target: normalizeTarget(target) }));
-  await acceptChanges({
+  const { recorded, refused } = await acceptChanges({
     runtime,
     branch: branchHandle(runtime, gateway, target),
     changes: result.changes,
     attribution: how.attribution,
     at: request.at,
   });
-  reportReceived(target, how.attribution, result.changes, result.ignored);
-  return accepted(how.status, result.changes, result.ignored, target);
+  reportReceived(target, how.attribution, recorded, result.ignored);
+  return accepted(how.status, recorded, result.ignored, target, refused);
 }
 
 /** `POST /api/v1/targets/{target}/snapshots`: a complete scoped snapshot in one body. */
@@ -130,6 +132,7 @@ export async function postSnapshotPart(
   const part = await storePart(runtime, branch, payload, request.at, async () =>
     checkPartRoom({
       state: await branch.read(),
+      target: target.config.name,
       snapshotId,
       payloadRef: payloadRefOf(Buffer.from(payload.text, 'utf8')),
       limits: runtime.loaded.config.limits,
@@ -153,7 +156,7 @@ export async function postSnapshotPart(
 const completeSchema = (maxParts: number) =>
   z.strictObject({
     scope: snapshotScopeSchema.optional(),
-    revision: z.string().min(1).max(64),
+    revision: z.string().min(1).max(FIELD_CHARS.snapshotRevision),
     /** How many parts were sent; the snapshot is applied once that many distinct parts arrived. */
     parts: z.number().int().positive().max(maxParts).optional(),
   });
@@ -303,16 +306,20 @@ function accepted(
   changes: readonly Change[],
   ignored: readonly Ignored[],
   target: ResolvedTarget,
+  refused: readonly NotRecorded[] = [],
 ): ApiResponse {
   return {
     status,
     body: {
       accepted: changes.length,
       ignored: ignored.length,
+      ...(refused.length > 0 ? { refused: refused.length } : {}),
       branch: target.branch.key,
       ...(ignored.length > 0
         ? { ignoredReasons: ignored.map(({ reason, message, index }) => ({ reason, message, index })) }
         : {}),
+      // Each refused change is also among the target's refused writes (`GET …/targets/{target}`).
+      ...(refused.length > 0 ? { refusedReasons: refused } : {}),
     },
   };
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../../api/errors';
 import { SNAPSHOT_RECORD_PARTS } from '../../api/snapshot-parts';
 import { publicationStatus } from '../../branch';
-import type { BranchEntityState } from '../entity/branch-operations';
+import { type BranchEntityState, snapshotKey } from '../entity/branch-operations';
 import { secondsUntilRoomFrees } from './state-room';
 
 /**
@@ -14,6 +14,7 @@ import { secondsUntilRoomFrees } from './state-room';
  */
 export function checkPartRoom({
   state,
+  target,
   snapshotId,
   payloadRef,
   limits,
@@ -21,6 +22,7 @@ export function checkPartRoom({
   at,
 }: {
   state: BranchEntityState | undefined;
+  target: string;
   snapshotId: string;
   payloadRef: string;
   limits: { snapshotParts: number; branchSnapshotParts: number };
@@ -28,7 +30,7 @@ export function checkPartRoom({
   at: string;
 }): void {
   if (!state) return;
-  const parts = state.snapshots[snapshotId]?.parts ?? [];
+  const parts = state.snapshots[snapshotKey(target, snapshotId)]?.parts ?? [];
   if (parts.some((part) => part.ref === payloadRef)) return;
   if (parts.length >= limits.snapshotParts) {
     throw new ApiError(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BranchCommand } from '../../branch';
+import { type BranchCommand, FIELD_CHARS } from '../../branch';
 import { parseDuration } from '../../config';
 import { checkSaveRules, saveMessageSchema, saveWindowSchema } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
@@ -17,7 +17,7 @@ export const saveBodySchema = z
     message: saveMessageSchema.optional(),
     author: z
       .strictObject({
-        username: z.string().min(1).max(256),
+        username: z.string().min(1).max(FIELD_CHARS.username),
         uid: z.string().optional(),
         groups: z.array(z.string()).optional(),
       })

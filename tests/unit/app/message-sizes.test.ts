@@ -94,3 +94,47 @@ describe('20,000 deletes in one window: every message and the entity state stay 
     expect(entity().branch.pending).toEqual([]);
   });
 });
+
+describe('20,000 changes the branch cannot hold in one request: every signal and the state stay under 1 MiB', () => {
+  it('cuts the refusals into signals the entity takes, and keeps only the latest refusals', async () => {
+    const signals: { requestId: string; commands: BranchCommand[] }[] = [];
+    const branch = {
+      target: {
+        config: { name: 'prod' },
+        repository: { committer: { name: 'kubescribe', email: 'kubescribe@example.com' } },
+      } as unknown as ResolvedTarget,
+      checkAdmission: async () => undefined,
+      apply: async (_at: string, commands: readonly BranchCommand[]) => {
+        signals.push({ requestId: newRequestId(), commands: [...commands] });
+      },
+      wake: async () => undefined,
+    } as unknown as BranchHandle;
+    const runtime = { payloads: { put: async () => 'unused' }, nowMs: () => START } as unknown as AppRuntime;
+    // every author past the 512 characters a username may have, every name the longest a DNS subdomain may be
+    const changes = Array.from({ length: 20_000 }, (_, n): Change => {
+      const change = deleteOf(n);
+      const name = `${change.identity.name}-${'x'.repeat(240)}`;
+      return { ...change, identity: { ...change.identity, name }, author: { username: 'u'.repeat(4096) } };
+    });
+    const { recorded, refused } = await acceptChanges({
+      runtime,
+      branch,
+      changes,
+      attribution: 'audit',
+      at: at(0),
+    });
+    expect(recorded).toEqual([]);
+    expect(refused).toHaveLength(20_000);
+
+    let state: unknown;
+    for (const signal of signals) {
+      expect(bytesOf(signal)).toBeLessThan(LIMIT);
+      const result = runBranchOperation(state, 'apply', signal);
+      expect(result.answer).toMatchObject({ ok: true });
+      state = result.state;
+    }
+    const refusals = (state as BranchEntityState).branch.refused;
+    expect(refusals?.counts).toEqual({ prod: 20_000 });
+    expect(bytesOf(state)).toBeLessThan(LIMIT / 16);
+  });
+});

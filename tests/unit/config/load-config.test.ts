@@ -70,7 +70,7 @@ describe('loading the configuration', () => {
     expect(origin).toEqual({ kind: 'content' });
     expect(config.targets[0]).toMatchObject({
       path: '.',
-      prune: 'OnEvent',
+      prune: 'Always',
       window: { idleTimeoutMs: 5000, maxDurationMs: 60_000 },
     });
     expect(config.repositories[0]?.committer).toEqual({ name: 'kubescribe', email: 'kubescribe@localhost' });

@@ -1,6 +1,7 @@
 import {
   publicationInFlight,
   runBranchOperation,
+  snapshotKey,
   snapshotRef,
 } from '../../../../shared/app/entity/branch-operations';
 
@@ -157,7 +158,7 @@ describe('a snapshot in parts', () => {
     const inFlight =
       planned?.type === 'publish' ? publicationInFlight(plan.state, planned.attempt) : undefined;
     expect(inFlight?.snapshotParts).toEqual({
-      [snapshotRef('snap-1')]: [`sha256:${'1'.repeat(64)}`, `sha256:${'2'.repeat(64)}`],
+      [snapshotRef(snapshotKey('prod', 'snap-1'))]: [`sha256:${'1'.repeat(64)}`, `sha256:${'2'.repeat(64)}`],
     });
     expect(inFlight?.effect.writes[0]?.snapshot).toMatchObject({ bytes: 200, objects: 4 });
     expect(publicationInFlight(plan.state, 'not-an-attempt')).toBeUndefined();
@@ -169,7 +170,7 @@ describe('a snapshot in parts', () => {
     state = runBranchOperation(state, 'snapshot-complete', complete(1)).state;
     state = runBranchOperation(state, 'snapshot-complete', complete(2)).state;
     expect(state.branch.pending).toHaveLength(1);
-    expect(state.snapshots['snap-1']?.parts).toHaveLength(1);
+    expect(state.snapshots[snapshotKey('prod', 'snap-1')]?.parts).toHaveLength(1);
   });
 
   it('forgets an incomplete snapshot after an hour, so it never applies', () => {

@@ -2,6 +2,7 @@ import {
   type BranchEntityState,
   publicationInFlight,
   runBranchOperation,
+  snapshotKey,
   snapshotRef,
 } from '../../../../shared/app/entity/branch-operations';
 import { MAX_REMEMBERED, rememberRequest, seenRequest } from '../../../../shared/app/entity/recent-requests';
@@ -168,7 +169,7 @@ describe('snapshot parts and completion in any order', () => {
     expect(state.branch.pending).toEqual([]);
     state = run(state, 'snapshot-part', part(2, 2));
     expect(state.branch.pending).toHaveLength(1);
-    expect(partsOf(state)).toEqual({ [snapshotRef('snap-1')]: [ref(1), ref(2)] });
+    expect(partsOf(state)).toEqual({ [snapshotRef(snapshotKey('prod', 'snap-1'))]: [ref(1), ref(2)] });
   });
 
   it('a part after a completion that named no count joins the snapshot while it waits unpublished', () => {
@@ -187,7 +188,7 @@ describe('snapshot parts and completion in any order', () => {
     state = run(state, 'snapshot-complete', complete(3));
     state = run(state, 'snapshot-part', part(2, 2));
     expect(state.branch.pending).toHaveLength(2);
-    expect(state.snapshots['snap-1']?.parts.map((p) => p.ref)).toEqual([ref(1), ref(2)]);
+    expect(state.snapshots[snapshotKey('prod', 'snap-1')]?.parts.map((p) => p.ref)).toEqual([ref(1), ref(2)]);
   });
 
   it('a part after its snapshot left for Git is applied as a snapshot that deletes nothing', () => {
@@ -200,8 +201,8 @@ describe('snapshot parts and completion in any order', () => {
     expect(late).toMatchObject({
       kind: 'snapshot',
       prune: 'Never',
-      snapshot: { payloadRef: snapshotRef('snap-1.late-1') },
+      snapshot: { payloadRef: snapshotRef(snapshotKey('prod', 'snap-1.late-1')) },
     });
-    expect(state.snapshots['snap-1.late-1']?.parts.map((p) => p.ref)).toEqual([ref(2)]);
+    expect(state.snapshots[snapshotKey('prod', 'snap-1.late-1')]?.parts.map((p) => p.ref)).toEqual([ref(2)]);
   });
 });

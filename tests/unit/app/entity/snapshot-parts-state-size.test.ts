@@ -7,7 +7,11 @@ import {
   SNAPSHOT_PARTS_MAX,
   SNAPSHOT_RECORD_PARTS,
 } from '../../../../shared/api/snapshot-parts';
-import { type BranchEntityState, runBranchOperation } from '../../../../shared/app/entity/branch-operations';
+import {
+  type BranchEntityState,
+  runBranchOperation,
+  snapshotKey,
+} from '../../../../shared/app/entity/branch-operations';
 
 // What the kept parts may take at most: a quarter of the 1 MB limit, leaving the rest to the open
 // window (at most 2,000 changes of about 200 bytes) and everything else the branch keeps.
@@ -83,7 +87,7 @@ describe('the parts a branch keeps', () => {
     );
     expect(completed.answer).toEqual({ ok: true });
     expect(completed.state.branch.pending).toHaveLength(1);
-    expect(completed.state.snapshots['snap-a']?.parts).toHaveLength(SNAPSHOT_PARTS_MAX);
+    expect(completed.state.snapshots[snapshotKey('prod', 'snap-a')]?.parts).toHaveLength(SNAPSHOT_PARTS_MAX);
     expect(Math.max(fed.largest, sizeOf(completed.state))).toBeLessThan(
       SNAPSHOT_PARTS_MAX * PART_STATE_BYTES + 4 * 1024,
     );
