@@ -1,0 +1,173 @@
+/**
+ * JSON read and written without changing a number. `JSON.parse` turns every number into a double,
+ * so an int64 such as `9223372036854775807` (a Kubernetes field, a CRD's counter) comes back as
+ * `9223372036854776000`, and `1e400` as `Infinity`. Here an integer a double cannot hold exactly
+ * is read as a `bigint` with every digit kept, and a number beyond a double's range is refused
+ * (the apiserver's decoder refuses it too): nothing is rewritten.
+ *
+ * Speed: such numbers are rare, so a document goes to the native `JSON.parse` unless its text
+ * holds a run of 16 digits or a 3-digit exponent (without which no number can be inexact or out
+ * of range); only then is it read by the parser below.
+ */
+
+/** A number in the text that no JSON reader here can carry: beyond a double's range. */
+export class JsonNumberOutOfRange extends SyntaxError {
+  constructor(readonly position: number) {
+    super(`a number at position ${position} is beyond the range of a 64-bit floating point number`);
+    this.name = 'JsonNumberOutOfRange';
+  }
+}
+
+// 15 digits are always exact in a double; a number can only overflow with 309 digits or an exponent of 3.
+const MAYBE_INEXACT = /\d{16}|[eE][-+]?\d{3}/;
+
+/**
+ * Parses JSON as `JSON.parse` does (the same errors for text that is not JSON), except that an
+ * integer beyond ±(2^53 - 1) is a `bigint` and a number beyond a double's range throws
+ * {@link JsonNumberOutOfRange}.
+ */
+export function parseExactJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return MAYBE_INEXACT.test(text) ? readExact(text) : value;
+}
+
+/**
+ * `JSON.stringify`, with a `bigint` written as its digits. Only for values `parseExactJson` gives
+ * and plain objects holding them (no replacer, no indentation).
+ */
+export function stringifyExactJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    // JSON.stringify refuses a bigint with a TypeError; anything else it refuses stays refused.
+    if (!(error instanceof TypeError)) throw error;
+    return writeExact(value);
+  }
+}
+
+function writeExact(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  const json = (value as { toJSON?: unknown }).toJSON;
+  if (typeof json === 'function') return writeExact(json.call(value));
+  if (Array.isArray(value)) return `[${value.map(writeExact).join(',')}]`;
+  const members: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    members.push(`${JSON.stringify(key)}:${writeExact(item)}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+type Open = { container: unknown[] } | { container: Record<string, unknown>; key: string | undefined };
+
+/**
+ * Reads text already known to be JSON (`JSON.parse` accepted it), without recursion so no nesting
+ * can overflow the stack. Strings without escapes are sliced; strings with escapes are read by
+ * `JSON.parse`, which knows every escape.
+ */
+function readExact(text: string): unknown {
+  const stack: Open[] = [];
+  let at = 0;
+  let result: unknown;
+  const skipSpace = () => {
+    for (;;) {
+      const code = text.charCodeAt(at);
+      if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return;
+      at++;
+    }
+  };
+  const readString = (): string => {
+    const start = at;
+    let escaped = false;
+    at++;
+    for (;;) {
+      const code = text.charCodeAt(at);
+      if (code === 0x22) break;
+      if (code === 0x5c) {
+        escaped = true;
+        at++;
+      }
+      at++;
+    }
+    at++;
+    return escaped ? (JSON.parse(text.slice(start, at)) as string) : text.slice(start + 1, at - 1);
+  };
+  const place = (value: unknown): void => {
+    const top = stack[stack.length - 1];
+    if (top === undefined) result = value;
+    else if (Array.isArray(top.container)) top.container.push(value);
+    else if ('key' in top && top.key !== undefined) {
+      // `__proto__` is an ordinary key in JSON, as JSON.parse keeps it: never the object's prototype.
+      if (top.key === '__proto__')
+        Object.defineProperty(top.container, top.key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else top.container[top.key] = value;
+      top.key = undefined;
+    }
+  };
+  for (;;) {
+    skipSpace();
+    if (at >= text.length) return result;
+    const code = text.charCodeAt(at);
+    const top = stack[stack.length - 1];
+    if (code === 0x2c /* , */) {
+      at++;
+      continue;
+    }
+    if (code === 0x5d /* ] */ || code === 0x7d /* } */) {
+      at++;
+      const closed = stack.pop() as Open;
+      place(closed.container);
+      continue;
+    }
+    if (code === 0x22 /* " */) {
+      const string = readString();
+      if (top !== undefined && !Array.isArray(top.container) && 'key' in top && top.key === undefined) {
+        top.key = string;
+        skipSpace();
+        at++; // the colon
+      } else place(string);
+      continue;
+    }
+    if (code === 0x5b /* [ */) {
+      at++;
+      stack.push({ container: [] });
+      continue;
+    }
+    if (code === 0x7b /* { */) {
+      at++;
+      stack.push({ container: {}, key: undefined });
+      continue;
+    }
+    if (code === 0x74 /* t */) {
+      at += 4;
+      place(true);
+    } else if (code === 0x66 /* f */) {
+      at += 5;
+      place(false);
+    } else if (code === 0x6e /* n */) {
+      at += 4;
+      place(null);
+    } else place(readNumber());
+  }
+
+  function readNumber(): number | bigint {
+    const start = at;
+    let integer = true;
+    for (;;) {
+      const code = text.charCodeAt(at);
+      if (code === 0x2e || code === 0x65 || code === 0x45) integer = false;
+      else if (!(code === 0x2d || code === 0x2b || (code >= 0x30 && code <= 0x39))) break;
+      at++;
+    }
+    const token = text.slice(start, at);
+    const value = Number(token);
+    if (!Number.isFinite(value)) throw new JsonNumberOutOfRange(start);
+    return integer && !Number.isSafeInteger(value) ? BigInt(token) : value;
+  }
+}
