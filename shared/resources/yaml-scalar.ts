@@ -10,8 +10,14 @@ const YAML_11_SPECIAL =
   /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|nan|NaN|NAN|inf|Inf|INF)$/;
 // Exponent-only numbers such as `E9` or `1e5`: some YAML 1.1 readers take them for floats.
 const YAML_11_EXPONENT = /^[-+]?[0-9_]*\.?[0-9_]*[eE][-+]?[0-9]+$/;
-// Everything YAML may print inside a double-quoted scalar without escaping (c-printable minus `"` and `\`).
-const NEEDS_ESCAPE = /[^\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+// Characters every reader takes as themselves: YAML's printable characters without NEL (U+0085),
+// LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029), line breaks to YAML 1.1 (PyYAML, go-yaml)
+// but not to 1.2, and without the byte-order mark (U+FEFF), which readers may drop. Anything else
+// in a value is escaped in a double-quoted scalar, and keeps text out of a literal block.
+const UNAMBIGUOUS =
+  '\\x20-\\x7E\\xA0-\\u2027\\u202A-\\uD7FF\\uE000-\\uFEFE\\uFF00-\\uFFFD\\u{10000}-\\u{10FFFF}';
+const NEEDS_ESCAPE = new RegExp(`[^${UNAMBIGUOUS}]`, 'gu');
+const AMBIGUOUS_IN_BLOCK = new RegExp(`[^\\t${UNAMBIGUOUS}]`, 'u');
 
 /** Whether a string can be written without quotes and still read back as that exact string. */
 export function isPlainSafe(text: string): boolean {
@@ -26,7 +32,10 @@ export function isPlainSafe(text: string): boolean {
   );
 }
 
-/** A double-quoted scalar: JSON's string syntax is valid YAML; anything non-printable is escaped too. */
+/**
+ * A double-quoted scalar: JSON's string syntax is valid YAML; anything non-printable or read
+ * differently by YAML 1.1 and 1.2 (NEL, LS, PS, BOM) is escaped too, as are lone surrogates.
+ */
 export function doubleQuoted(text: string): string {
   return JSON.stringify(text).replace(NEEDS_ESCAPE, (char) => {
     const code = char.codePointAt(0) as number;
@@ -38,7 +47,8 @@ export function doubleQuoted(text: string): string {
 
 /**
  * A literal block (`|`) for multi-line text, or undefined when the text cannot be written as one
- * exactly (leading spaces, whitespace-only lines, control characters): the caller quotes it instead.
+ * exactly (leading spaces, whitespace-only lines, control characters, NEL, LS, PS, BOM): the
+ * caller quotes it instead.
  * @returns the header (`|`, `|-` or `|+`) and the content lines, unindented.
  */
 export function literalBlock(text: string): { header: string; lines: string[] } | undefined {
@@ -46,10 +56,8 @@ export function literalBlock(text: string): { header: string; lines: string[] } 
   const chomp = !text.endsWith('\n') ? '-' : text.endsWith('\n\n') ? '+' : '';
   const body = chomp === '-' ? text : text.slice(0, -1);
   const lines = body.split('\n');
-  const printable = (line: string) =>
-    !/[^\t\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.test(line);
   const fits = lines.every(
-    (line) => line === '' || (!/^[ \t]/.test(line) && !/^\s+$/.test(line) && printable(line)),
+    (line) => line === '' || (!/^[ \t]/.test(line) && !/^\s+$/.test(line) && !AMBIGUOUS_IN_BLOCK.test(line)),
   );
   if (!fits || !lines.some((line) => line !== '')) return undefined;
   return { header: `|${chomp}`, lines };
