@@ -1,13 +1,17 @@
 /**
- * JSON read and written without changing a number. `JSON.parse` turns every number into a double,
- * so an int64 such as `9223372036854775807` (a Kubernetes field, a CRD's counter) comes back as
- * `9223372036854776000`, and `1e400` as `Infinity`. Here an integer a double cannot hold exactly
- * is read as a `bigint` with every digit kept, and a number beyond a double's range is refused
- * (the apiserver's decoder refuses it too): nothing is rewritten.
+ * JSON read and written as the apiserver reads it, without changing a number. `JSON.parse` turns
+ * every number into a double, so an int64 such as `9223372036854775807` (a Kubernetes field, a
+ * CRD's counter) comes back as `9223372036854776000`, and `1e400` as `Infinity`. Here an integer a
+ * double cannot hold exactly is read as a `bigint` with every digit kept, and a number beyond a
+ * double's range is refused (the apiserver's decoder refuses it too): nothing is rewritten.
  *
- * Speed: such numbers are rare, so a document goes to the native `JSON.parse` unless its text
- * holds a run of 16 digits or a 3-digit exponent (without which no number can be inexact or out
- * of range); only then is it read by the parser below.
+ * A lone UTF-16 surrogate (`"\ud800"`) is read as U+FFFD, as the apiserver's decoder (Go's
+ * encoding/json) reads it: it is not a Unicode character, UTF-8 (so Git) cannot hold it, and
+ * go-yaml refuses it in a file. The cluster never holds one, so neither does its record.
+ *
+ * Speed: such numbers and escapes are rare, so a document goes to the native `JSON.parse` unless
+ * its text holds a number of 16 digits or a 3-digit exponent (without which no number can be
+ * inexact or out of range) or a surrogate's escape; only then is it read by the parser below.
  */
 
 /** A number in the text that no JSON reader here can carry: beyond a double's range. */
@@ -18,17 +22,29 @@ export class JsonNumberOutOfRange extends SyntaxError {
   }
 }
 
-// 15 digits are always exact in a double; a number can only overflow with 309 digits or an exponent of 3.
-const MAYBE_INEXACT = /\d{16}|[eE][-+]?\d{3}/;
+// 15 digits are always exact in a double; a number can only overflow with 309 digits or an
+// exponent of 3. A number follows `:`, `,` or `[` (or starts the text); anchoring on those keeps
+// this test cheap beside JSON.parse (a bare `\d{16}` tries every digit of the text).
+const MAYBE_INEXACT = /[:,[][\s-]*\d(?:\d{15}|[\d.]*[eE][-+]?\d{3})/;
+const STARTS_WITH_NUMBER = /^\s*-?\d/;
+// Text decoded from bytes holds no raw lone surrogate; JSON can still escape one.
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /\p{Cs}/gu;
+
+/** The string with each lone surrogate replaced by U+FFFD, as Go's decoder and UTF-8 have it. */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
 
 /**
  * Parses JSON as `JSON.parse` does (the same errors for text that is not JSON), except that an
- * integer beyond ±(2^53 - 1) is a `bigint` and a number beyond a double's range throws
- * {@link JsonNumberOutOfRange}.
+ * integer beyond ±(2^53 - 1) is a `bigint`, a lone surrogate is U+FFFD, and a number beyond a
+ * double's range throws {@link JsonNumberOutOfRange}.
  */
 export function parseExactJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  return MAYBE_INEXACT.test(text) ? readExact(text) : value;
+  const exact = MAYBE_INEXACT.test(text) || SURROGATE_ESCAPE.test(text) || STARTS_WITH_NUMBER.test(text);
+  return exact ? readExact(text) : value;
 }
 
 /**
@@ -64,7 +80,7 @@ type Open = { container: unknown[] } | { container: Record<string, unknown>; key
 /**
  * Reads text already known to be JSON (`JSON.parse` accepted it), without recursion so no nesting
  * can overflow the stack. Strings without escapes are sliced; strings with escapes are read by
- * `JSON.parse`, which knows every escape.
+ * `JSON.parse`, which knows every escape; keys made equal by U+FFFD keep the last value, as in Go.
  */
 function readExact(text: string): unknown {
   const stack: Open[] = [];
@@ -91,7 +107,9 @@ function readExact(text: string): unknown {
       at++;
     }
     at++;
-    return escaped ? (JSON.parse(text.slice(start, at)) as string) : text.slice(start + 1, at - 1);
+    return wellFormed(
+      escaped ? (JSON.parse(text.slice(start, at)) as string) : text.slice(start + 1, at - 1),
+    );
   };
   const place = (value: unknown): void => {
     const top = stack[stack.length - 1];

@@ -1,3 +1,5 @@
+import { wellFormed } from '../json/exact-json';
+
 /**
  * YAML scalars for the emitter. A string is written plain only when both YAML 1.2 and YAML 1.1
  * (still used by kubectl's and Flux's parsers) would read it back as the same string: `yes`, `on`,
@@ -12,8 +14,9 @@ const YAML_11_SPECIAL =
 const YAML_11_EXPONENT = /^[-+]?[0-9_]*\.?[0-9_]*[eE][-+]?[0-9]+$/;
 // Characters every reader takes as themselves: YAML's printable characters without NEL (U+0085),
 // LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029), line breaks to YAML 1.1 (PyYAML, go-yaml)
-// but not to 1.2, and without the byte-order mark (U+FEFF), which readers may drop. Anything else
-// in a value is escaped in a double-quoted scalar, and keeps text out of a literal block.
+// but not to 1.2, and without the byte-order mark (U+FEFF), which YAML 1.2 allows only before a
+// document (its nb-char excludes it). Anything else is escaped in a double-quoted scalar, and keeps
+// text out of a literal block.
 const UNAMBIGUOUS =
   '\\x20-\\x7E\\xA0-\\u2027\\u202A-\\uD7FF\\uE000-\\uFEFE\\uFF00-\\uFFFD\\u{10000}-\\u{10FFFF}';
 const NEEDS_ESCAPE = new RegExp(`[^${UNAMBIGUOUS}]`, 'gu');
@@ -34,10 +37,11 @@ export function isPlainSafe(text: string): boolean {
 
 /**
  * A double-quoted scalar: JSON's string syntax is valid YAML; anything non-printable or read
- * differently by YAML 1.1 and 1.2 (NEL, LS, PS, BOM) is escaped too, as are lone surrogates.
+ * differently by YAML 1.1 and 1.2 (NEL, LS, PS, BOM) is escaped too. A lone surrogate is written
+ * U+FFFD, as the apiserver and UTF-8 hold it (go-yaml and libyaml refuse its escape).
  */
 export function doubleQuoted(text: string): string {
-  return JSON.stringify(text).replace(NEEDS_ESCAPE, (char) => {
+  return JSON.stringify(wellFormed(text)).replace(NEEDS_ESCAPE, (char) => {
     const code = char.codePointAt(0) as number;
     return code > 0xffff
       ? `\\U${code.toString(16).padStart(8, '0')}`

@@ -1,6 +1,7 @@
-// PyYAML (Debian's python3-yaml, a YAML 1.1 reader like go-yaml, which kubectl, Flux and Argo CD
+// PyYAML (Debian's python3-yaml: YAML 1.1 readers like go-yaml, which kubectl, Flux and Argo CD
 // use) reading YAML files as Git holds them: many documents per python3 call, so a property test
-// over thousands of values stays fast. tests/support/install-test-tools.ts installs it.
+// over thousands of values stays fast. Its pure-Python SafeLoader, or CSafeLoader on libyaml, the
+// C parser go-yaml was ported from. tests/support/install-test-tools.ts installs it.
 import { execFileSync } from 'node:child_process';
 import { parseExactJson } from '../../shared/json/exact-json';
 
@@ -22,9 +23,10 @@ def plain(v):
         return v
     return {'$python': type(v).__name__, 'repr': repr(v)}
 out = []
+loader = getattr(yaml, sys.argv[1])
 for doc in json.load(sys.stdin):
     try:
-        out.append({'value': plain(yaml.safe_load(base64.b64decode(doc)))})
+        out.append({'value': plain(yaml.load(base64.b64decode(doc), Loader=loader))})
     except Exception as e:
         out.append({'error': type(e).__name__ + ': ' + str(e)})
 json.dump(out, sys.stdout)
@@ -33,12 +35,15 @@ json.dump(out, sys.stdout)
 export type PyYamlRead = { value: unknown } | { error: string };
 
 /**
- * What `yaml.safe_load` reads from each document's UTF-8 bytes (what a commit stores: a lone
+ * What `yaml.load` with `loader` (`safe_load`'s by default) reads from each document's UTF-8 bytes (what a commit stores: a lone
  * surrogate would be U+FFFD there). Integers come back exact (bigint beyond 2^53).
  */
-export function readWithPyYaml(documents: readonly string[]): PyYamlRead[] {
+export function readWithPyYaml(
+  documents: readonly string[],
+  loader: 'SafeLoader' | 'CSafeLoader' = 'SafeLoader',
+): PyYamlRead[] {
   const input = JSON.stringify(documents.map((doc) => Buffer.from(doc, 'utf8').toString('base64')));
-  const output = execFileSync(DEBIAN_PYTHON, ['-c', READER], {
+  const output = execFileSync(DEBIAN_PYTHON, ['-c', READER, loader], {
     input,
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
