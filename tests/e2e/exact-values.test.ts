@@ -92,8 +92,8 @@ async function show(path: string): Promise<string> {
   return git(remote, 'show', `main:clusters/prod/${path}`);
 }
 
-function pyYamlRead(file: string): unknown {
-  const [read] = readWithPyYaml([file]);
+function pyYamlRead(file: string, loader: 'SafeLoader' | 'CSafeLoader' = 'SafeLoader'): unknown {
+  const [read] = readWithPyYaml([file], loader);
   return read !== undefined && 'value' in read ? read.value : read;
 }
 
@@ -152,7 +152,7 @@ describe('integers keep every digit', () => {
 });
 
 describe('a value every YAML parser reads the same', () => {
-  it('reads back the injection value exactly, and no other key, under PyYAML and yaml', async () => {
+  it('reads back the injection value exactly, and no other key, under PyYAML (pure and on libyaml) and yaml', async () => {
     // Issue 27's value: to a YAML 1.1 reader, raw U+2028 breaks lines and would add top-level
     // `immutable` and `binaryData` keys to the manifest a GitOps tool applies.
     const value = 'line1\nharmless\u2028immutable: true\u2028binaryData:\u2028  evil: ZXZpbA==';
@@ -176,6 +176,8 @@ describe('a value every YAML parser reads the same', () => {
       data: { note: value },
     };
     expect(pyYamlRead(file)).toEqual(expected);
+    // libyaml, the C parser go-yaml (kubectl, Flux, Argo CD) was ported from.
+    expect(pyYamlRead(file, 'CSafeLoader')).toEqual(expected);
     expect(parse(file, { version: '1.1' })).toEqual(expected);
     expect(parse(file, { version: '1.2' })).toEqual(expected);
   });
