@@ -55,24 +55,32 @@ export function stringifyExactJson(value: unknown): string {
   try {
     return JSON.stringify(value);
   } catch (error) {
-    // JSON.stringify refuses a bigint with a TypeError; anything else it refuses stays refused.
-    if (!(error instanceof TypeError)) throw error;
+    // V8 refuses a bigint with "Do not know how to serialize a BigInt"; anything else it refuses
+    // (a circular structure) stays refused.
+    if (!(error instanceof TypeError && error.message.includes('BigInt'))) throw error;
     return writeExact(value);
   }
 }
 
-function writeExact(value: unknown): string {
+function writeExact(value: unknown, ancestors: Set<object> = new Set()): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
   const json = (value as { toJSON?: unknown }).toJSON;
-  if (typeof json === 'function') return writeExact(json.call(value));
-  if (Array.isArray(value)) return `[${value.map(writeExact).join(',')}]`;
-  const members: string[] = [];
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-    members.push(`${JSON.stringify(key)}:${writeExact(item)}`);
+  if (typeof json === 'function') return writeExact(json.call(value), ancestors);
+  if (ancestors.has(value)) throw new TypeError('Converting circular structure to JSON');
+  ancestors.add(value);
+  let text: string;
+  if (Array.isArray(value)) text = `[${value.map((item) => writeExact(item, ancestors)).join(',')}]`;
+  else {
+    const members: string[] = [];
+    for (const [key, item] of Object.entries(value)) {
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+      members.push(`${JSON.stringify(key)}:${writeExact(item, ancestors)}`);
+    }
+    text = `{${members.join(',')}}`;
   }
-  return `{${members.join(',')}}`;
+  ancestors.delete(value);
+  return text;
 }
 
 type Open = { container: unknown[] } | { container: Record<string, unknown>; key: string | undefined };

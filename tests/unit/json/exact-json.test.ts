@@ -75,6 +75,12 @@ describe('JSON read and written without changing a number', () => {
     );
   });
 
+  it('given a circular structure holding a bigint then writing it is refused as JSON.stringify refuses it', () => {
+    const circular: Record<string, unknown> = { n: 9223372036854775807n };
+    circular.self = circular;
+    expect(() => stringifyExactJson(circular)).toThrow(/circular/);
+  });
+
   it('given a __proto__ key on the exact path then it is an own key, as JSON.parse keeps it, never the prototype', () => {
     const read = parseExactJson('{"__proto__":{"polluted":true},"n":9223372036854775807}') as object;
     expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
