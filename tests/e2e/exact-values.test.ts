@@ -110,7 +110,7 @@ describe('integers keep every digit', () => {
     expect(pyYamlRead(file)).toMatchObject({ spec: EXPECTED_SPEC });
   });
 
-  it('commits them digit for digit from watch events and from a snapshot', async () => {
+  it('commits them digit for digit from watch events, a snapshot and a snapshot in parts', async () => {
     const events = withNumbers(
       { events: [{ type: 'ADDED', resource: 'widgets', object: widget('by-watch', placeholders) }] },
       INT64,
@@ -129,7 +129,22 @@ describe('integers keep every digit', () => {
     expect((await app.http('POST', '/api/v1/targets/prod/snapshots', snapshot)).status).toBe(202);
     await app.advance(5000);
     const bySnapshot = await show('shop/example.com/widgets/by-snapshot.yaml');
-    for (const file of [byWatch, bySnapshot]) {
+    const part = withNumbers(
+      { objects: [{ resource: 'widgets', object: widget('by-part', placeholders) }] },
+      INT64,
+    );
+    expect((await app.http('POST', '/api/v1/targets/prod/snapshots/exact-1/parts', part)).status).toBe(202);
+    const complete = {
+      scope: { group: 'example.com', resource: 'widgets', namespace: 'shop' },
+      revision: '9',
+      parts: 1,
+    };
+    expect((await app.http('POST', '/api/v1/targets/prod/snapshots/exact-1/complete', complete)).status).toBe(
+      202,
+    );
+    await app.advance(5000);
+    const byPart = await show('shop/example.com/widgets/by-part.yaml');
+    for (const file of [byWatch, bySnapshot, byPart]) {
       expect(file).toContain(`spec:\n${EXPECTED_LINES}\n`);
       expect(pyYamlRead(file)).toMatchObject({ spec: EXPECTED_SPEC });
     }
