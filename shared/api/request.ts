@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { JsonNumberOutOfRange, parseExactJson } from '../json/exact-json';
 import { ApiError, type ApiIssue } from './errors';
 
 /** The parts of an HTTP request the contract looks at, whatever host delivered it. */
@@ -27,7 +28,10 @@ export async function readJsonBody<Schema extends z.ZodType>(
   return parsed.data;
 }
 
-/** Reads a JSON body within `limitBytes`, without validating its shape. */
+/**
+ * Reads a JSON body within `limitBytes`, without validating its shape. Numbers stay exact: an
+ * integer beyond ±(2^53 - 1) is a `bigint` (`parseExactJson`), so it reaches Git digit for digit.
+ */
 export async function readJson(request: ApiRequestBody, limitBytes: number): Promise<unknown> {
   const mediaType = (request.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
@@ -41,8 +45,9 @@ export async function readJson(request: ApiRequestBody, limitBytes: number): Pro
   const bytes = Buffer.from(await request.read());
   if (bytes.length > limitBytes) throw tooLarge(bytes.length, limitBytes);
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return parseExactJson(bytes.toString('utf8'));
   } catch (error) {
+    if (error instanceof JsonNumberOutOfRange) throw numberOutOfRange(error);
     throw notJson(error);
   }
 }
@@ -55,6 +60,15 @@ function notJson(error: unknown): ApiError {
   const position = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
   const where = position === undefined ? '' : ` (at character ${position})`;
   return new ApiError('invalid-input', `The body is not valid JSON${where}.`);
+}
+
+/** A number no JSON reader can carry is refused, never recorded as infinity or a rounded value. */
+function numberOutOfRange(error: JsonNumberOutOfRange): ApiError {
+  return new ApiError(
+    'invalid-input',
+    `The body holds a number beyond the range of a 64-bit floating point number (at character ${error.position}); ` +
+      'no Kubernetes object can carry it, and kubescribe records numbers as they are rather than rounding them.',
+  );
 }
 
 /** zod's issues in the contract's `{path, message}` form. */

@@ -1,3 +1,4 @@
+import { stringifyExactJson } from '../json/exact-json';
 import type { ForwarderConfig } from './config';
 import { KubeReadFailed } from './errors';
 import { forwardedObject, latestFieldManager } from './forwarded-object';
@@ -109,7 +110,7 @@ export async function followChanges({
         continue;
       }
       const entry: PostedEvent = { type, resource: scope.resource, object: forwardedObject(object) };
-      const size = JSON.stringify(entry).length;
+      const size = stringifyExactJson(entry).length;
       if (batch.length > 0 && bytes + size > maxBytes) await flush();
       batch.push(entry);
       bytes += size;

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { z } from 'zod';
+import { parseExactJson } from '../json/exact-json';
 import { KubeReadFailed } from './errors';
 import type { WatchScope } from './scopes';
 
@@ -150,7 +151,8 @@ export async function* listPages(
       120_000,
     );
     if (res.statusCode !== 200) throw await failure(res, path);
-    const list = listSchema.parse(JSON.parse(await readAll(res, MAX_LIST_BYTES)));
+    // Exact: an int64 in an object reaches kubescribe digit for digit (JSON.parse would round it).
+    const list = listSchema.parse(parseExactJson(await readAll(res, MAX_LIST_BYTES)));
     token = list.metadata.continue || undefined;
     yield {
       items: list.items,
@@ -190,7 +192,7 @@ export async function* watchEvents(
       while (newline >= 0) {
         const line = pending.slice(0, newline).trim();
         pending = pending.slice(newline + 1);
-        if (line !== '') yield watchEventSchema.parse(JSON.parse(line));
+        if (line !== '') yield watchEventSchema.parse(parseExactJson(line));
         newline = pending.indexOf('\n');
       }
     }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SNAPSHOT_PARTS_MAX } from '../api/snapshot-parts';
+import { stringifyExactJson } from '../json/exact-json';
 import { forwardedObject } from './forwarded-object';
 import type { KubeObject } from './kube-reads';
 import type { SnapshotProgress } from './progress';
@@ -42,7 +43,7 @@ export class SnapshotUpload {
   /** Adds an object; posts a part when the part is full. */
   async add(object: KubeObject, total?: number): Promise<void> {
     const entry = { resource: this.scope.resource, object: forwardedObject(object) };
-    const size = JSON.stringify(entry).length;
+    const size = stringifyExactJson(entry).length;
     if (this.entries.length > 0 && this.bytes + size > this.limits.partBytes) await this.postPart(total);
     this.entries.push(entry);
     this.bytes += size;

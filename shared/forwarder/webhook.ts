@@ -1,4 +1,5 @@
 import { ensureError } from '../errors';
+import { stringifyExactJson } from '../json/exact-json';
 import { backoffDelayMs } from './backoff';
 import { WebhookRejected } from './errors';
 import type { Delay, ForwarderLog } from './runtime';
@@ -37,7 +38,8 @@ export function createWebhook({
   const base = `${url.replace(/\/+$/, '')}/api/v1/targets/${encodeURIComponent(target)}`;
   return {
     async post(route, body) {
-      const text = JSON.stringify(body);
+      // An int64 read from the cluster (a bigint) is posted as its digits.
+      const text = stringifyExactJson(body);
       let failures = 0;
       for (;;) {
         signal.throwIfAborted();

@@ -101,6 +101,8 @@ function emitScalar(start: string, value: unknown, indent: number): string {
     return out;
   }
   if (typeof value === 'number') return `${start} ${numberText(value)}\n`;
+  // An integer a double cannot hold (read by `parseExactJson`): its digits, an int in YAML 1.1 and 1.2.
+  if (typeof value === 'bigint') return `${start} ${value.toString()}\n`;
   if (typeof value === 'boolean') return `${start} ${String(value)}\n`;
   if (value === null || value === undefined) return `${start} null\n`;
   return `${start} ${Array.isArray(value) ? '[]' : '{}'}\n`;

@@ -20,7 +20,7 @@ export type SopsEncryption = {
   derivationKey: Buffer;
 };
 
-type Tree = Map<unknown, unknown> | unknown[] | string | number | boolean | null;
+type Tree = Map<unknown, unknown> | unknown[] | string | number | bigint | boolean | null;
 
 /**
  * Encrypts a Secret rendered as deterministic YAML into a SOPS document (YAML store), as the
@@ -55,7 +55,7 @@ export function encryptSopsDocument({
   const dataKey = derive('data key');
   const mac = createHash('sha512');
   let counter = 0;
-  const encryptValue = (value: string | number | boolean, additionalData: string) =>
+  const encryptValue = (value: string | number | bigint | boolean, additionalData: string) =>
     encryptScalar(value, dataKey, derive(`iv\0${counter++}\0${additionalData}`), additionalData);
 
   // The order sops walks is the file's order: read the rendered YAML back rather than re-deriving it.
@@ -71,7 +71,8 @@ export function encryptSopsDocument({
     if (!path.some((segment) => ENCRYPTED.test(segment))) return node;
     return encryptValue(node, `${path.join(':')}:`);
   };
-  const encrypted = walk(parse(plaintextYaml, { mapAsMap: true }) as Tree, []);
+  // Integers as bigints: an int64 outside `data` stays digit for digit, in the file and in the MAC.
+  const encrypted = walk(parse(plaintextYaml, { mapAsMap: true, intAsBigInt: true }) as Tree, []);
   if (!(encrypted instanceof Map)) throw new TypeError('encryptSopsDocument: the document is not a map');
 
   const sops = {
@@ -153,19 +154,19 @@ function decryptsMac(value: string, key: Buffer, additionalData: string): boolea
 }
 
 /** A value's bytes as sops hashes and encrypts them (`ToBytes`: booleans as Python wrote them). */
-function sopsBytes(value: string | number | boolean): string {
+function sopsBytes(value: string | number | bigint | boolean): string {
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   return String(value);
 }
 
-function sopsType(value: string | number | boolean): string {
+function sopsType(value: string | number | bigint | boolean): string {
   if (typeof value === 'string') return 'str';
   if (typeof value === 'boolean') return 'bool';
-  return Number.isInteger(value) ? 'int' : 'float';
+  return typeof value === 'bigint' || Number.isInteger(value) ? 'int' : 'float';
 }
 
 function encryptScalar(
-  value: string | number | boolean,
+  value: string | number | bigint | boolean,
   key: Buffer,
   iv: Buffer,
   additionalData: string,

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { stringifyExactJson } from '../../../shared/json/exact-json';
 import type { KubeObject, ObjectStore, ResourceType, StoredChange } from './object-store';
 import { statusObjects } from './status-objects';
 
@@ -118,7 +119,7 @@ export function openWatch(store: ObjectStore, read: CollectionRead, res: ServerR
   const prefix = prefixOf(type, namespace);
   const bookmarks = query.get('allowWatchBookmarks') === 'true';
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
-  const write = (event: { type: string; object: unknown }) => res.write(`${JSON.stringify(event)}\n`);
+  const write = (event: { type: string; object: unknown }) => res.write(`${stringifyExactJson(event)}\n`);
   const bookmarkObject = (revision: number, annotations?: Record<string, string>): KubeObject => ({
     apiVersion: listApiVersion(type),
     kind: type.kind,

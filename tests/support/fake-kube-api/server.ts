@@ -15,6 +15,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { parseExactJson, stringifyExactJson } from '../../../shared/json/exact-json';
 import { type OpenWatch, openWatch, refuseWatch, serveList } from './collection-reads';
 import { handleItem, type Reply } from './item-handlers';
 import { type KubeObject, ObjectStore, type ResourceType } from './object-store';
@@ -118,7 +119,7 @@ export async function startFakeKubeApi({
     const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
     let body: unknown;
     try {
-      body = raw === '' ? undefined : JSON.parse(raw);
+      body = raw === '' ? undefined : parseExactJson(raw);
     } catch {
       send(res, { status: 400, body: statusObjects.badRequest('the body is not JSON') });
       return;
@@ -270,7 +271,8 @@ function send(res: ServerResponse, reply: Reply): void {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  // int64 fields digit for digit, as the apiserver's Go encoder writes them.
+  const text = stringifyExactJson(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

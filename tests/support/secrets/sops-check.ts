@@ -49,7 +49,8 @@ function decryptValue(value: string, key: Buffer, additionalData: string): strin
  * `lastmodified` as additional data and equals the one computed. Returns the decrypted tree.
  */
 export function verifySopsDocument(document: string, dataKey: Buffer): Record<string, unknown> {
-  const tree = parse(document, { mapAsMap: true }) as Map<string, unknown>;
+  // Integers exact, as sops reads them (go-yaml decodes an int64 into an int, `ToBytes` writes its digits).
+  const tree = parse(document, { mapAsMap: true, intAsBigInt: true }) as Map<string, unknown>;
   const sops = tree.get('sops') as Map<string, unknown>;
   tree.delete('sops');
   const regex = new RegExp(String(sops.get('encrypted_regex')));

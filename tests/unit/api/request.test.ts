@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../../../shared/api/errors';
-import { readJsonBody } from '../../../shared/api/request';
+import { readJson, readJsonBody } from '../../../shared/api/request';
 
 const schema = z.object({ events: z.array(z.object({ type: z.enum(['ADDED', 'DELETED']) })) }).strict();
 
@@ -27,6 +27,19 @@ describe('reading a JSON body', () => {
     await expect(readJsonBody(request('{"events":[{"type":"ADDED"}]}'), schema, 1024)).resolves.toEqual({
       events: [{ type: 'ADDED' }],
     });
+  });
+
+  it('reads an int64 beyond 2^53 digit for digit, as a bigint', async () => {
+    const body = await readJson(request('{"spec":{"max":9223372036854775807,"odd":9007199254740993}}'), 1024);
+    expect(body).toEqual({ spec: { max: 9223372036854775807n, odd: 9007199254740993n } });
+  });
+
+  it('refuses a number beyond a double with 400 naming the problem and where it is, never reading it as Infinity', async () => {
+    const error = await refusal(readJson(request('{"spec":{"n":1e400}}'), 1024));
+    expect(error.code).toBe('invalid-input');
+    expect(error.message).toMatch(
+      /^The body holds a number beyond the range of a 64-bit floating point number \(at character 13\)/,
+    );
   });
 
   it('refuses a body that is not JSON with 415', async () => {

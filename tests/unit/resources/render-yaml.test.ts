@@ -180,6 +180,31 @@ describe('sanitizing and rendering an object as YAML', () => {
     expect((parse(yaml) as { data: { v: string } }).data.v).toBe(value);
   });
 
+  it.each([
+    ['a line separator', 'a\u2028b\n', '  v: "a\\u2028b\\n"\n'],
+    ['a next-line', 'a\u0085b\n', '  v: "a\\u0085b\\n"\n'],
+    ['a byte-order mark', '\ufeffa\nb\n', '  v: "\\ufeffa\\nb\\n"\n'],
+    ['a lone surrogate', 'a\ud800', '  v: "a\ufffd"\n'],
+  ])('given text with %s when rendered then it is escaped, never raw', (_, value, written) => {
+    expect(renderYaml(sanitizeObject(base({ data: { v: value } })))).toContain(written);
+  });
+
+  it('given multi-line text in other scripts, emoji and no-break spaces then it stays a literal block, byte for byte as before', () => {
+    const value = 'café ☕\n\u00a0naïve 😀\n日本語\n';
+    expect(renderYaml(sanitizeObject(base({ data: { v: value } })))).toContain(
+      `  v: |\n    café ☕\n    \u00a0naïve 😀\n    日本語\n`,
+    );
+  });
+
+  it('given integers beyond 2^53 read exactly when rendered then their digits are written, read back exactly', () => {
+    const spec = { max: 9223372036854775807n, min: -9223372036854775808n, beyond: 10n ** 30n };
+    const yaml = renderYaml(sanitizeObject(base({ spec })));
+    expect(yaml).toContain(
+      'spec:\n  beyond: 1000000000000000000000000000000\n  max: 9223372036854775807\n  min: -9223372036854775808\n',
+    );
+    expect(parse(yaml, { intAsBigInt: true }).spec).toEqual(spec);
+  });
+
   it('given small and large floats when rendered then both YAML versions read numbers', () => {
     const yaml = renderYaml(sanitizeObject(base({ spec: { small: 1e-7, large: 1e21, half: 0.5 } })));
     expect(parse(yaml, { version: '1.1' }).spec).toEqual({ small: 1e-7, large: 1e21, half: 0.5 });

@@ -122,6 +122,16 @@ describe('a Secret normalized for a target', () => {
     });
   });
 
+  it('given an int64 beside the data then it stays digit for digit in the file and in the MAC', () => {
+    // Not a field the apiserver keeps on a Secret, but a client may post one; its digits must survive.
+    const withCounter = { ...secret('p4ss-value'), spec: { rotations: 9223372036854775807n } };
+    const content = normalize([withCounter], encrypt).changes[0]?.content ?? '';
+    expect(content).toContain('\nspec:\n  rotations: 9223372036854775807\n');
+    expect(verifySopsDocument(content, dataKeyWithAgeCli(content, identity)).spec).toEqual({
+      rotations: 9223372036854775807n,
+    });
+  });
+
   it('given encryption then a credential kind is still refused', () => {
     const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: { name: 'r' } };
     const result = normalizeWatchEvents({
