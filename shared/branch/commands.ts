@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SCOPED_OPERATIONS } from './model';
 import { pruneModeSchema } from './prune-mode';
 import { FAILED_OUTCOMES } from './publication-outcome';
 import { branchLimitsSchema, windowTimingSchema } from './settings';
@@ -22,7 +23,7 @@ const attributionSchema = z.enum(['audit', 'watch', 'admission', 'configured', '
 const changeSchema = z.strictObject({
   /** Canonical path inside the target's folder. */
   path: z.string().min(1).max(1024),
-  operation: z.enum(['upsert', 'delete']),
+  operation: z.enum(['upsert', 'delete', ...SCOPED_OPERATIONS]),
   payloadRef: z.string().min(1).max(512).optional(),
   bytes,
   resourceVersion: z.string().min(1).max(64).optional(),
@@ -36,6 +37,8 @@ const changeSchema = z.strictObject({
     })
     .optional(),
   verb: z.enum(['create', 'update', 'delete']).optional(),
+  /** A collection delete's selectors as the request gave them, for its commit message. */
+  selector: z.string().min(1).max(1024).optional(),
 });
 
 // A remote's refusal text is unbounded; refusing a long one would leave the attempt in flight for

@@ -72,8 +72,11 @@ export interface BranchCounters {
 
 /** Everything one repository branch knows; plain JSON, the fold of its facts. */
 export interface BranchState {
-  /** 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept. */
-  version: 3;
+  /**
+   * 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept;
+   * 4: scoped operations (`delete-collection`, `delete-namespace`, `set-replicas`) in writes.
+   */
+  version: 4;
   limits: BranchLimits;
   parentBranch: string | null;
   targets: Record<string, TargetSettings>;
@@ -106,7 +109,7 @@ export function deadlineKey(purpose: DeadlinePurpose, owner: string): string {
 /** The state of a branch that has decided nothing yet. */
 export function initialState(): BranchState {
   return {
-    version: 3,
+    version: 4,
     limits: DEFAULT_LIMITS,
     parentBranch: null,
     targets: {},

@@ -266,6 +266,7 @@ async function publishAttempts({
       store,
       maxObjectBytes,
       readTree: async (oid) => (await git.readTree({ fs, gitdir, oid, cache })).tree,
+      readBlob: async (oid) => (await git.readBlob({ fs, gitdir, oid, cache })).blob,
     });
     if (built.kind === 'writeRefused') return built;
     const settled = landed.size > 0;

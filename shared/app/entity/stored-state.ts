@@ -2,15 +2,23 @@ import { initialState } from '../../branch';
 import type { BranchEntityState } from './branch-operations';
 
 /** The branch state version this code writes. */
-export const BRANCH_STATE_VERSION = 3;
+export const BRANCH_STATE_VERSION = 4;
+
+/** A stored state between upgrade steps: the current shape under an earlier version number. */
+type StateOfAnyVersion = Omit<BranchEntityState, 'branch'> & {
+  branch: Omit<BranchEntityState['branch'], 'version'> & { version: number };
+};
 
 /**
  * Readers of every branch state version a release has written, each to the next. 0.1.0 wrote
  * version 2, the first one released; a version added later gets its reader from the one before.
  */
-const UPGRADES: Record<number, (state: BranchEntityState) => BranchEntityState> = {
+const UPGRADES: Record<number, (state: StateOfAnyVersion) => StateOfAnyVersion> = {
   // 0.1.0 and 0.2.0 wrote version 2: no target was ever suspended.
   2: (state) => ({ ...state, branch: { ...state.branch, version: 3, suspended: {} } }),
+  // 0.3.0 wrote version 3: its writes hold only upserts and deletes, each stored as version 4 stores
+  // them; version 4 adds the scoped operations (collection delete, namespace removal, replica count).
+  3: (state) => ({ ...state, branch: { ...state.branch, version: 4 } }),
 };
 
 export type StoredStateReading = { ok: true; state: BranchEntityState } | { ok: false; error: string };
@@ -25,7 +33,7 @@ export function readStoredState(stored: unknown): StoredStateReading {
     return { ok: true, state: { branch: initialState(), snapshots: {} } };
   const version = storedVersion(stored);
   if (version === undefined) return { ok: false, error: 'the stored branch state has no version' };
-  let state = stored as BranchEntityState;
+  let state = stored as StateOfAnyVersion;
   for (let at = version; at < BRANCH_STATE_VERSION; at++) {
     const upgrade = UPGRADES[at];
     if (!upgrade)
@@ -38,7 +46,8 @@ export function readStoredState(stored: unknown): StoredStateReading {
       error: `the branch state is version ${version}, newer than this code's ${BRANCH_STATE_VERSION}: it was written by a later release; run that release`,
     };
   }
-  return { ok: true, state };
+  // every step ran: the state is of this code's version
+  return { ok: true, state: state as BranchEntityState };
 }
 
 function storedVersion(stored: unknown): number | undefined {

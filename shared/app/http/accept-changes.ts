@@ -134,10 +134,11 @@ function admitted(change: Change, bytes: number, payloadRef: string | undefined)
       ...(identity.namespace ? { namespace: identity.namespace } : {}),
       name: identity.name,
     },
-    ...(change.operation === 'delete'
+    ...(change.operation === 'delete' || change.operation === 'delete-namespace'
       ? { verb: 'delete' as const }
       : change.created
         ? { verb: 'create' as const }
         : {}),
+    ...(change.selector ? { selector: change.selector } : {}),
   };
 }
