@@ -71,6 +71,57 @@ describe('the per-branch object cache', () => {
     expect(world.proxy.requests.slice(seen).map((r) => r.kind)).toEqual(['push']);
   });
 
+  it('keeps the blobs it pushed: a later publication reads the files it holds (a selected collection delete, a replica count) without a fetch', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'README.md': 'r\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [
+        aWrite({
+          files: { 'a.yaml': 'app: batch\n', 'b.yaml': 'app: web\n', 'r.yaml': 'spec:\n  replicas: 1\n' },
+        }),
+      ],
+      cacheDir,
+    });
+    const seen = world.proxy.requests.length;
+
+    const read: string[] = [];
+    const second = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [
+        aWrite({
+          operations: [
+            {
+              op: 'remove-matching',
+              scope: '.',
+              match: '^[ab]\\.yaml$',
+              selects: (content) => {
+                read.push(Buffer.from(content).toString());
+                return Buffer.from(content).toString() === 'app: batch\n';
+              },
+            },
+            {
+              op: 'edit',
+              path: 'r.yaml',
+              edit: (content) => Buffer.from(content).toString().replace('1', '3'),
+            },
+          ],
+        }),
+      ],
+      cacheDir,
+    });
+
+    expect(second).toMatchObject({ kind: 'published' });
+    expect(world.proxy.requests.slice(seen).map((r) => r.kind)).toEqual(['push']);
+    expect(read.sort()).toEqual(['app: batch\n', 'app: web\n']);
+    const files = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '--name-only', 'main'] });
+    expect(files.split('\n')).toEqual(['README.md', 'b.yaml', 'r.yaml']);
+    expect(await runGit({ args: ['--git-dir', gitdir, 'show', 'main:r.yaml'] })).toBe('spec:\n  replicas: 3');
+    await fsck(gitdir);
+  });
+
   it('is refreshed when the remote moved: the guessed push is refused, then only the new commits are fetched', async () => {
     const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
     const cacheDir = await world.cacheDir();
