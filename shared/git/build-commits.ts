@@ -208,10 +208,7 @@ async function applyOperation(
     case 'edit': {
       const segments = segmentsOf(operation.path, target);
       const current = await editor.blobOid(segments);
-      if (current === undefined) {
-        operation.missing?.();
-        return;
-      }
+      if (current === undefined) throw new TreeConflict(operation.missing);
       const after = operation.edit(await contentOf(current));
       if (after !== undefined) await editor.put(segments, contentBytes(after));
       return;

@@ -109,8 +109,11 @@ export const GitOperationSchema = z.discriminatedUnion('op', [
         (value) => typeof value === 'function',
         'must be a function',
       ),
-      /** Told when there is no file at `path`, so the edit was not applied. */
-      missing: z.custom<() => void>((value) => typeof value === 'function', 'must be a function').optional(),
+      /**
+       * Why the write cannot be published when there is no file at `path`: the write is refused
+       * with it (an edit is alone in its write, so nothing else is refused with it).
+       */
+      missing: z.string().min(1),
     })
     .strict(),
 ]);

@@ -238,6 +238,24 @@ describe('a namespace, its contents, a scale and collection deletes, as the apis
     );
   });
 
+  it('never writes a partial object: a scale of a deployment no file is held of is a refused write, with its reason', async () => {
+    const before = await files();
+    await post(scaleDeployment(BOB, 'shop', 'never-recorded', 2));
+    expect(await files()).toEqual(before);
+    const status = await app.http('GET', '/api/v1/targets/prod');
+    expect(status.body.refusedWrites).toMatchObject({
+      count: 1,
+      recent: [
+        {
+          target: 'prod',
+          cause:
+            'the replica count of clusters/prod/shop/apps/deployments/never-recorded.yaml is not recorded: no file of it is held, and a Scale alone is not the object; its next update or a resync records it',
+        },
+      ],
+    });
+    expect(status.body.publication).toMatchObject({ pendingWrites: 0 });
+  });
+
   it('removes exactly the objects a label-selected deletecollection matches in another namespace, pending ones included', async () => {
     // batch-d is created in the same batch: unpublished when the collection is deleted, it goes too
     await post(

@@ -56,15 +56,12 @@ export async function toGitWrites({
   readPayload,
   snapshotParts,
   secrets,
-  onScaleMissing,
 }: {
   writes: readonly PendingWrite[];
   committer: Committer;
   readPayload: (ref: string) => Promise<Uint8Array>;
   snapshotParts: Readonly<Record<string, readonly string[]>>;
   secrets?: SecretFiles;
-  /** Told of a replica count not recorded: no file of its parent is held (never written partially). */
-  onScaleMissing?: (write: PendingWrite, path: string) => void;
 }): Promise<GitWrite[]> {
   const decoder = new TextDecoder();
   const text = async (ref: string) => decoder.decode(await readPayload(ref));
@@ -84,7 +81,7 @@ export async function toGitWrites({
     for (const change of write.changes ?? []) {
       if (change.operation === 'delete') operations.push({ op: 'delete', path: change.path });
       else if (change.operation !== 'upsert')
-        operations.push(...(await scopedOperations(write, change, text, onScaleMissing)));
+        operations.push(...(await scopedOperations(write, change, text)));
       else if (change.payloadRef)
         // the payload's bytes as they are: a blob is bytes, so no round trip through a string
         operations.push({
@@ -140,13 +137,13 @@ export async function toGitWrites({
  * The Git operations of a scoped change, evaluated against the tree as the writes before it left
  * it: a collection delete removes the canonical files of its folder that its selector matches; a
  * namespace removal its file and every canonical file under its folder (files of other shapes, a
- * README, are kept); a replica count edits the held file, and is reported when there is none.
+ * README, are kept); a replica count edits the held file, and its write is refused when there is
+ * none (a refused write: status, dashboard, metric and log say why).
  */
 async function scopedOperations(
   write: PendingWrite,
   change: WriteChange,
   text: (ref: string) => Promise<string>,
-  onScaleMissing: ((write: PendingWrite, path: string) => void) | undefined,
 ): Promise<GitOperation[]> {
   switch (change.operation) {
     case 'delete-namespace': {
@@ -181,7 +178,7 @@ async function scopedOperations(
           op: 'edit',
           path: change.path,
           edit: (content) => withReplicas(content, replicas),
-          missing: () => onScaleMissing?.(write, change.path),
+          missing: `the replica count of ${change.path} is not recorded: no file of it is held, and a Scale alone is not the object; its next update or a resync records it`,
         },
       ];
     }

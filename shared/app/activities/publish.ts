@@ -77,10 +77,6 @@ async function land(
     committer: repository.committer,
     readPayload: batchPayloadReader(runtime.payloads),
     snapshotParts: inFlight.snapshotParts,
-    onScaleMissing: (write, path) =>
-      warn(
-        `target ${write.target}: the replica count of ${path} (write ${write.id}) is not recorded: no file of it is held, and a Scale alone is not the object; its next update or a resync records it`,
-      ),
     ...(runtime.keyEscrow
       ? {
           secrets: {

@@ -106,6 +106,7 @@ describe('the per-branch object cache', () => {
               op: 'edit',
               path: 'r.yaml',
               edit: (content) => Buffer.from(content).toString().replace('1', '3'),
+              missing: 'r.yaml is not held',
             },
           ],
         }),
