@@ -151,6 +151,20 @@ describe('deletecollection', () => {
     });
   });
 
+  it("given the namespace controller's hollow deletecollection (a capture of a namespace teardown) when normalized then it is the controller's collection delete", () => {
+    const { changes } = normalizeAuditEvents({
+      body: loadFixture('audit/deletecollection-teardown-hollow.json'),
+      target,
+    });
+    expect(changes.map(({ path, operation, author }) => [path, operation, author?.username])).toEqual([
+      [
+        'clusters/prod/example-teardown/wardle.example.com/flunders',
+        'delete-collection',
+        'system:serviceaccount:kube-system:namespace-controller',
+      ],
+    ]);
+  });
+
   it('given a label- and field-selected deletecollection (kubectl delete -l, its requestURI) when normalized then the selectors travel with it', () => {
     const { changes } = normalizeAuditEvents({
       body: list(
