@@ -3,7 +3,7 @@
 // (k8s.io/apiserver pkg/endpoints/request/requestinfo.go): for `/api/v1/namespaces/{name}` and its
 // `status`/`finalize` subresources `namespace` is set to the name as well; a deletecollection names
 // its collection and no object. The hollow deletecollections and the Scale are real captures.
-import { normalizeAuditEvents } from '../../../shared/resources';
+import { normalizeAuditEvents, normalizeWatchEvents } from '../../../shared/resources';
 import { loadFixture } from './load-fixture';
 
 const target = { path: 'clusters/prod' };
@@ -287,4 +287,22 @@ describe('scale', () => {
       }),
     ]);
   });
+});
+
+describe('a Namespace deleted, from the forwarder', () => {
+  it.each([
+    ['DELETED', {}],
+    ['MODIFIED', { deletionTimestamp: '2026-12-01T10:00:00Z' }],
+  ])(
+    'given a %s Namespace watch event when normalized then it removes the namespace with its folder',
+    (type, extra) => {
+      const { changes } = normalizeWatchEvents({
+        body: { events: [{ type, resource: 'namespaces', object: namespace(extra) }] },
+        target,
+      });
+      expect(changes.map(({ path, operation }) => [path, operation])).toEqual([
+        ['clusters/prod/_cluster/namespaces/shop.yaml', 'delete-namespace'],
+      ]);
+    },
+  );
 });
