@@ -155,6 +155,12 @@ export function openHttpSession({
       await pin(dir, name, tip);
       return { gitdir: dir, tip };
     },
+    async obtainFiles({ branch: name, tip }) {
+      opened = openObjectCache({ cacheDir: cacheDir!, key: `${url}\n${branch}`, url, fresh: true });
+      const dir = await opened;
+      await fetchInto(dir, name, tip);
+      await pin(dir, name, tip);
+    },
     async push({ branch: name, oldOid, newOid, store }) {
       const encoded = await encodePack({ store });
       const { pack } = encoded;

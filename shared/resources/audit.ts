@@ -87,9 +87,9 @@ const deletedListSchema = z.object({
 
 /**
  * Normalizes an audit EventList. Recorded: stage `ResponseComplete`, verbs create/update/patch/
- * delete, `responseStatus.code` < 300, not dry-run, no subresource; the object comes from
- * `responseObject` (deletes take their identity from `objectRef`), the author from
- * `impersonatedUser` else `user`. Everything else is returned in `ignored` with a reason. A
+ * delete/deletecollection, `responseStatus.code` < 300, not dry-run, no subresource but those of
+ * `recorded-requests.ts` (`scale` as a replica count); the object comes from `responseObject`
+ * (deletes take their identity from `objectRef`), the author from `impersonatedUser` else `user`. Everything else is returned in `ignored` with a reason. A
  * malformed list, or a recorded event whose object or names are malformed, throws `PayloadInvalid`:
  * nothing of the list is used.
  */
