@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cutTo, FIELD_CHARS } from './field-limits';
+import { SCOPED_OPERATIONS } from './model';
 import { pruneModeSchema } from './prune-mode';
 import { FAILED_OUTCOMES } from './publication-outcome';
 import { branchLimitsSchema, windowTimingSchema } from './settings';
@@ -25,7 +26,7 @@ const attributionSchema = z.enum(['audit', 'watch', 'admission', 'configured', '
 export const changeSchema = z.strictObject({
   /** Canonical path inside the target's folder. */
   path: z.string().min(1).max(FIELD_CHARS.changePath),
-  operation: z.enum(['upsert', 'delete']),
+  operation: z.enum(['upsert', 'delete', ...SCOPED_OPERATIONS]),
   payloadRef: z.string().min(1).max(512).optional(),
   bytes,
   resourceVersion: z.string().min(1).max(FIELD_CHARS.resourceVersion).optional(),
@@ -39,6 +40,8 @@ export const changeSchema = z.strictObject({
     })
     .optional(),
   verb: z.enum(['create', 'update', 'delete']).optional(),
+  /** A collection delete's selectors as the request gave them, for its commit message. */
+  selector: z.string().min(1).max(1024).optional(),
 });
 
 // What a refused change was about and why: cut, never refused (refusing the refusal would lose it).

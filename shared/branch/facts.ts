@@ -20,6 +20,7 @@ export type WindowCloseReason =
   | 'author-or-target-change'
   | 'buffer-limit'
   | 'item-limit'
+  | 'scoped-change'
   | 'resync-before-apply'
   | 'attach-next'
   | 'save-deadline';

@@ -1,17 +1,32 @@
 import type { AdmittedChange } from './commands';
 import type { Author, SnapshotScope } from './model';
 
+const VERBS: Partial<Record<AdmittedChange['operation'], string>> = {
+  delete: 'DELETE',
+  'delete-namespace': 'DELETE',
+  'delete-collection': 'DELETECOLLECTION',
+  'set-replicas': 'SCALE',
+};
+
 /**
  * Commit messages, decided purely, with the original operator's templates: one change → the event template
  * `[UPDATE] apps/v1/deployments shop/web` (`[CREATE]` for a created object, `v1/namespaces/shop` for a
- * cluster-scoped one); several → the group template `alice on prod: 3 resource(s)`;
+ * cluster-scoped one; `[DELETECOLLECTION] v1/configmaps shop/* (app=web)` for a collection,
+ * `[SCALE] apps/v1/deployments shop/web` for a replica count); several → the group template `alice on prod: 3 resource(s)`;
  * a snapshot → the reconcile template `reconciled 6 secrets (last resourceVersion: 1331)`.
  * A save's non-blank message replaces them.
  */
 export function eventMessage(change: AdmittedChange): string {
-  const verb = change.operation === 'delete' ? 'DELETE' : change.verb === 'create' ? 'CREATE' : 'UPDATE';
+  const verb = VERBS[change.operation] ?? (change.verb === 'create' ? 'CREATE' : 'UPDATE');
   const subject = change.subject;
   if (!subject) return `[${verb}] ${change.path}`;
+  if (change.operation === 'delete-collection') {
+    const where = change.selector ? ` (${change.selector})` : '';
+    const kind = `${subject.apiVersion}/${subject.resource}`;
+    return subject.namespace
+      ? `[${verb}] ${kind} ${subject.namespace}/*${where}`
+      : `[${verb}] ${kind}${where}`;
+  }
   // The namespace as kubectl addresses an object (`shop/web`): two `web`s in two namespaces read apart.
   const name = subject.namespace ? `${subject.namespace}/${subject.name}` : subject.name;
   const kind = `${subject.apiVersion}/${subject.resource}`;

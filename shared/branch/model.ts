@@ -21,8 +21,27 @@ export function sameAuthor(a: Author, b: Author): boolean {
  */
 export type Attribution = 'audit' | 'watch' | 'admission' | 'configured' | 'unresolved';
 
-/** What a change does to its file. */
-export type Operation = 'upsert' | 'delete';
+/**
+ * What a change does: write or remove its file, or (evaluated at publication against the files the
+ * branch holds, published and pending) remove the files of a collection that its selector matches,
+ * remove a namespace's file and folder, or set the replica count in its file. The last three are
+ * each a write of their own (`scoped-change`), so their order with every other change is the order
+ * of writes.
+ */
+export type Operation = 'upsert' | 'delete' | ScopedOperation;
+
+/** Operations applied to what the branch holds, at publication (docs/payloads.md, "Verbs and subresources"). */
+export type ScopedOperation = 'delete-collection' | 'delete-namespace' | 'set-replicas';
+
+export const SCOPED_OPERATIONS: readonly ScopedOperation[] = [
+  'delete-collection',
+  'delete-namespace',
+  'set-replicas',
+];
+
+export function isScopedOperation(operation: Operation): operation is ScopedOperation {
+  return (SCOPED_OPERATIONS as readonly string[]).includes(operation);
+}
 
 /** One change as the window keeps it: the last one per path wins. */
 export interface WindowChange {
@@ -100,7 +119,8 @@ export interface WriteOrigin {
 /**
  * A change of a stored write: `[path, bytes]` or `[path, bytes, ref]` for an upsert,
  * `[path, bytes, ref | null, 'delete']` for a delete, `[path]` for a delete of no bytes and no ref
- * (the common delete: 16 bytes less a change). `path` is `/<name>` when it is in the previous
+ * (the common delete: 16 bytes less a change), `[path, bytes, ref | null, <scoped operation>]` for a
+ * scoped operation (branch state version 4). `path` is `/<name>` when it is in the previous
  * change's folder (`storage/paths.ts`); `ref` is the payload reference as `storage/refs.ts` stores it.
  * Paths stored before the folder form never start with `/` (canonical paths do not), so they read
  * back unchanged.
@@ -109,7 +129,7 @@ export type StoredWriteChange =
   | [string]
   | [string, number]
   | [string, number, string]
-  | [string, number, string | null, 'delete'];
+  | [string, number, string | null, 'delete' | ScopedOperation];
 
 /**
  * A `PendingWrite` as the state keeps it (about 140 bytes for a one-change write instead of 530):

@@ -89,7 +89,8 @@ export interface BranchState {
   /**
    * 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept;
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
-   * references name the target), and changes refused on arrival counted in `refused` (`object`).
+   * references name the target), and changes refused on arrival counted in `refused` (`object`), and scoped operations
+   * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes.
    */
   version: 4;
   limits: BranchLimits;

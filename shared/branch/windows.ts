@@ -5,6 +5,7 @@ import type { BranchFact, WindowCloseReason } from './facts';
 import { eventMessage, groupMessage, saveMessageOr } from './messages';
 import {
   type Attribution,
+  isScopedOperation,
   type OpenWindow,
   type PendingWrite,
   type SaveRecord,
@@ -149,7 +150,9 @@ function supersedesByVersion(candidate: ChangeOrder, kept: ChangeOrder): boolean
 /**
  * Admits changes into the window of their (author, attribution, target), closing another one first.
  * A change older than the one its path holds in the window or in a pending write is skipped, and a
- * window that reaches its change limit closes (`item-limit`) and the rest go to the next one.
+ * window that reaches its change limit closes (`item-limit`) and the rest go to the next one. A
+ * scoped change (a collection delete, a namespace removal, a replica count) closes the window
+ * before it and its own window after it (`scoped-change`).
  */
 export function admitChanges(decision: Decision, command: CommandOf<'AdmitChanges'>): void {
   const current = decision.state.window;
@@ -173,8 +176,13 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
     let lastAccepted: AdmittedChange | undefined;
     let newPaths = 0;
     let taken = 0;
+    let scoped = false;
     for (const change of rest) {
       if (window.paths + newPaths >= limit) break;
+      // a scoped change is applied to the files held when it is published: alone in its write, no
+      // change admitted before or after it can be reordered around it by the window's path order
+      const isScoped = isScopedOperation(change.operation);
+      if (isScoped && window.paths + newPaths > 0) break;
       taken += 1;
       // commands carry a handful of changes: a scan beats building an index
       const earlierIndex = accepted.findIndex((entry) => entry.path === change.path);
@@ -196,6 +204,10 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
       if (earlierIndex >= 0) accepted[earlierIndex] = entry;
       else accepted.push(entry);
       lastAccepted = change;
+      if (isScoped) {
+        scoped = true;
+        break;
+      }
     }
     rest = rest.slice(taken);
     if (accepted.length > 0 && lastAccepted) {
@@ -210,7 +222,9 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
     }
     const open = decision.state.window;
     if (!open) continue;
-    if (open.paths >= limit) closeWindow(decision, 'item-limit');
+    const scopedNext = rest[0] !== undefined && isScopedOperation(rest[0].operation) && open.paths > 0;
+    if (scoped || scopedNext) closeWindow(decision, 'scoped-change');
+    else if (open.paths >= limit) closeWindow(decision, 'item-limit');
     else if (open.bytes + decision.state.pendingBytes >= decision.state.limits.bufferBytes) {
       closeWindow(decision, 'buffer-limit');
     } else if (toMs(open.maxDueAt) <= decision.atMs) {

@@ -26,6 +26,7 @@ export async function buildCommits({
   store,
   landed = new Map(),
   maxObjectBytes = Number.POSITIVE_INFINITY,
+  readBlob,
 }: {
   base: string | null;
   baseTree: string | null;
@@ -35,8 +36,36 @@ export async function buildCommits({
   landed?: ReadonlyMap<string, string>;
   /** A file larger than this refuses its write: the remote would refuse the push, every time. */
   maxObjectBytes?: number;
+  /**
+   * Reads a blob of the base's history by its SHA, for the writes that read what the tree holds
+   * (`remove-matching` with a selector, `edit`); blobs written by these writes are read from memory.
+   */
+  readBlob?: ReadBlob;
 }): Promise<BuiltCommits> {
-  const editor = createTreeEditor({ rootTree: baseTree, readTree, store });
+  const reading = writes.some((write) => write.operations.some(readsContent));
+  const written = new Map<string, Buffer>();
+  const editorStore: ObjectStore = reading
+    ? {
+        ...store,
+        add: (type, data, delta) => {
+          const oid = store.add(type, data, delta);
+          if (type === 'blob') written.set(oid, data);
+          return oid;
+        },
+        takesDeltaOn: (base) => store.takesDeltaOn(base),
+        objects: () => store.objects(),
+        get size() {
+          return store.size;
+        },
+      }
+    : store;
+  const editor = createTreeEditor({ rootTree: baseTree, readTree, store: editorStore });
+  const contentOf = async (oid: string): Promise<Uint8Array> => {
+    const held = written.get(oid);
+    if (held) return held;
+    if (!readBlob) throw new Error(`blob ${oid} cannot be read: no blob reader was given`);
+    return readBlob(oid);
+  };
   const commits: Record<string, string | null> = {};
   let head = base;
   // a branch without commits starts from the empty tree: a write that adds nothing to it commits nothing
@@ -49,7 +78,7 @@ export async function buildCommits({
       continue;
     }
     try {
-      await applyWrite(editor, write, maxObjectBytes);
+      await applyWrite(editor, write, maxObjectBytes, contentOf);
     } catch (error) {
       if (error instanceof TreeConflict)
         return { kind: 'writeRefused', writeId: write.id, cause: error.message };
@@ -72,12 +101,24 @@ export async function buildCommits({
   return { kind: 'built', commits, head, created };
 }
 
-async function applyWrite(editor: TreeEditor, write: GitWrite, maxObjectBytes: number): Promise<void> {
+/** Reads a blob's bytes by its SHA. */
+export type ReadBlob = (oid: string) => Promise<Uint8Array>;
+
+function readsContent(operation: GitOperation): boolean {
+  return operation.op === 'edit' || (operation.op === 'remove-matching' && operation.selects !== undefined);
+}
+
+async function applyWrite(
+  editor: TreeEditor,
+  write: GitWrite,
+  maxObjectBytes: number,
+  contentOf: ReadBlob,
+): Promise<void> {
   const target = write.targetPath;
   if (target !== '.') segmentsOf(target, '.');
   for (const operation of write.operations) {
     checkSizes(operation, maxObjectBytes);
-    await applyOperation(editor, operation, target);
+    await applyOperation(editor, operation, target, contentOf);
   }
 }
 
@@ -97,7 +138,12 @@ function segmentsOf(path: string, inside: string): string[] {
   return checked;
 }
 
-async function applyOperation(editor: TreeEditor, operation: GitOperation, target: string): Promise<void> {
+async function applyOperation(
+  editor: TreeEditor,
+  operation: GitOperation,
+  target: string,
+  contentOf: ReadBlob,
+): Promise<void> {
   switch (operation.op) {
     case 'put':
       return editor.put(segmentsOf(operation.path, target), contentBytes(operation.content));
@@ -142,6 +188,29 @@ async function applyOperation(editor: TreeEditor, operation: GitOperation, targe
         if (after !== undefined) await editor.put(segments, contentBytes(after));
       }
       await editor.put(marker, wanted);
+      return;
+    }
+    case 'remove-matching': {
+      const scope = operation.scope === '.' ? [] : segmentsOf(operation.scope, target);
+      if (scope.length === 0 && target !== '.')
+        throw new TreeConflict(`scope "." is outside the target "${target}"`);
+      const covered = new RegExp(operation.match);
+      const prefix = scope.length === 0 ? '' : `${scope.join('/')}/`;
+      const paths = (await editor.listFiles(scope)).filter((path) => covered.test(path.slice(prefix.length)));
+      for (const path of paths) {
+        const segments = path.split('/');
+        if (operation.selects && !operation.selects(await contentOf((await editor.blobOid(segments))!)))
+          continue;
+        await editor.remove(segments);
+      }
+      return;
+    }
+    case 'edit': {
+      const segments = segmentsOf(operation.path, target);
+      const current = await editor.blobOid(segments);
+      if (current === undefined) throw new TreeConflict(operation.missing);
+      const after = operation.edit(await contentOf(current));
+      if (after !== undefined) await editor.put(segments, contentBytes(after));
       return;
     }
     default: {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { encodeIndex } from './encode-index';
-import type { GitObjectType, ObjectStore } from './object-store';
+import type { ObjectStore } from './object-store';
 
 const TYPE_CODE = { commit: 1, tree: 2, blob: 3 } as const;
 const OFS_DELTA = 6;
@@ -34,19 +34,17 @@ function baseDistance(distance: number): number[] {
 }
 
 /**
- * Encodes the store's objects (all of them, or only the listed types) as one packfile (v2) and its
- * v2 index. The objects are already deflated (node's native zlib), so this only frames them: the
- * same bytes go to receive-pack and, without the blobs, into the local cache. An object kept as a
+ * Encodes the store's objects as one packfile (v2) and its v2 index. The objects are already
+ * deflated (node's native zlib), so this only frames them: the same bytes go to receive-pack and
+ * into the local cache. An object kept as a
  * delta becomes an ofs-delta on its base, which the store holds earlier, so the pack has it earlier.
  */
 export async function encodePack({
   store,
-  types,
 }: {
   store: ObjectStore;
-  types?: readonly GitObjectType[];
 }): Promise<{ pack: Buffer; idx: Buffer; packSha: string }> {
-  const chosen = [...(await store.objects())].filter(([, object]) => !types || types.includes(object.type));
+  const chosen = [...(await store.objects())];
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);

@@ -155,8 +155,15 @@ export function openHttpSession({
       await pin(dir, name, tip);
       return { gitdir: dir, tip };
     },
+    async obtainFiles({ branch: name, tip }) {
+      opened = openObjectCache({ cacheDir: cacheDir!, key: `${url}\n${branch}`, url, fresh: true });
+      const dir = await opened;
+      await fetchInto(dir, name, tip);
+      await pin(dir, name, tip);
+    },
     async push({ branch: name, oldOid, newOid, store }) {
-      const { pack } = await encodePack({ store });
+      const encoded = await encodePack({ store });
+      const { pack } = encoded;
       // a push refused for its credentials was not applied: sending it again is safe
       const refusedPush = (outcome: ReceivePackOutcome) =>
         outcome.kind === 'httpStatus' && outcome.outcome === 'authFailed';
@@ -187,10 +194,10 @@ export function openHttpSession({
       }
       if (outcome.kind === 'ok') {
         const dir = await gitdir();
-        // the cache keeps our commits and trees, not our blobs: later builds read trees only, and
-        // offering this tip as a "have" tells the server not to send them back
-        const kept = await encodePack({ store, types: ['commit', 'tree'] });
-        await installPack({ gitdir: dir, ...kept });
+        // the cache keeps what it pushed, blobs too: a later collection delete with a selector or a
+        // replica count reads the files it holds; offering this tip as a "have" tells the server
+        // not to send them back
+        await installPack({ gitdir: dir, ...encoded });
         await pin(dir, name, newOid);
         await compactObjectCache({ gitdir: dir });
       }

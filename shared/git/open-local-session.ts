@@ -73,6 +73,10 @@ export function openLocalSession({
     async obtain({ tip }) {
       return { gitdir, tip };
     },
+    async obtainFiles({ tip }) {
+      // the repository itself holds every object of its branches: a missing one is not ours to fetch
+      throw new Error(`commit ${tip} of the local repository misses a file's blob`);
+    },
     async push({ branch, oldOid, newOid, store }) {
       const { pack, idx, packSha } = await encodePack({ store });
       await installPack({ gitdir, pack, idx, packSha });

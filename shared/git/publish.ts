@@ -223,6 +223,7 @@ async function publishAttempts({
   let guess = await session.knownTip({ branch });
   // a listing taken after a refused push: the next attempt starts from it instead of asking again
   let listed: Advertisement | null = null;
+  let filesObtained = false;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     progress.step = 'advertise';
     const start: Start = guess
@@ -266,7 +267,25 @@ async function publishAttempts({
       store,
       maxObjectBytes,
       readTree: async (oid) => (await git.readTree({ fs, gitdir, oid, cache })).tree,
+      readBlob: async (oid) => {
+        try {
+          return (await git.readBlob({ fs, gitdir, oid, cache })).blob;
+        } catch (error) {
+          if (error instanceof git.Errors.NotFoundError) throw new BlobMissing(oid);
+          throw error;
+        }
+      },
+    }).catch(async (error: unknown) => {
+      // a cache of an earlier release holds no blob it pushed: fetched again whole, once, then rebuilt
+      if (!(error instanceof BlobMissing) || filesObtained || !start.base) throw error;
+      filesObtained = true;
+      await session.obtainFiles({ branch: source, tip: start.base });
+      return 'again' as const;
     });
+    if (built === 'again') {
+      attempt--;
+      continue;
+    }
     if (built.kind === 'writeRefused') return built;
     const settled = landed.size > 0;
     const published = (at: string | null, settledByRemoteEvidence: boolean): PublishResult => ({
@@ -327,4 +346,11 @@ async function publishAttempts({
     return refusalResult(outcome, 'push');
   }
   return { kind: 'remoteMoved', attempts: maxAttempts, cause: lastMove };
+}
+
+/** A build read a file whose blob the cache does not hold. */
+class BlobMissing extends Error {
+  constructor(oid: string) {
+    super(`blob ${oid} is not in the object cache`);
+  }
 }

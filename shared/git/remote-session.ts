@@ -20,6 +20,11 @@ export type RemoteSession = {
   advertise(args: { step: GitStep }): Promise<Advertisement>;
   /** Makes `tip` (and its recent history) readable locally; returns the tip actually obtained. */
   obtain(args: { branch: string; tip: string }): Promise<{ gitdir: string; tip: string }>;
+  /**
+   * Makes every file of `tip` readable too, when a build found one missing: a cache written by a
+   * release that kept only the commits and trees it pushed is fetched again, cold.
+   */
+  obtainFiles(args: { branch: string; tip: string }): Promise<void>;
   /** The branch tip this machine last saw (fetched or pushed), if it has one: a guess worth a push. */
   knownTip(args: { branch: string }): Promise<string | null>;
   /** The folder objects are read from (the cache, or the local repository itself). */

@@ -81,10 +81,47 @@ export const GitOperationSchema = z.discriminatedUnion('op', [
       ),
     })
     .strict(),
+  z
+    .object({
+      op: z.literal('remove-matching'),
+      /** The folder whose files are considered; nothing outside it is read or removed. */
+      scope: z.string(),
+      /** Which files under `scope` are considered, as a regular expression over their path relative to it. */
+      match: z.string().max(512),
+      /** Given a considered file's bytes, whether to remove it; every considered file is removed when absent. */
+      selects: z
+        .custom<(content: Uint8Array) => boolean>(
+          (value) => typeof value === 'function',
+          'must be a function',
+        )
+        .optional(),
+    })
+    .strict(),
+  z
+    .object({
+      op: z.literal('edit'),
+      path: z.string(),
+      /**
+       * The file's new bytes from its current ones (undefined leaves it); never called when there is
+       * no file at `path`: an edit never creates a file.
+       */
+      edit: z.custom<(content: Uint8Array) => Uint8Array | string | undefined>(
+        (value) => typeof value === 'function',
+        'must be a function',
+      ),
+      /**
+       * Why the write cannot be published when there is no file at `path`: the write is refused
+       * with it (an edit is alone in its write, so nothing else is refused with it).
+       */
+      missing: z.string().min(1),
+    })
+    .strict(),
 ]);
 /**
- * One change to the tree: put a file, delete a path, apply a scoped snapshot (mark and sweep), or
- * rewrite the files of a folder that a marker file says are stale (a target's Secrets re-wrapped).
+ * One change to the tree: put a file, delete a path, apply a scoped snapshot (mark and sweep),
+ * rewrite the files of a folder that a marker file says are stale (a target's Secrets re-wrapped),
+ * remove the files of a folder a selector matches (a collection delete, a namespace removal), or
+ * edit a file that is held (a replica count set through `scale`).
  */
 export type GitOperation = z.infer<typeof GitOperationSchema>;
 

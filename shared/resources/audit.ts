@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { authorFromUserInfo, userInfoSchema } from './author';
+import { canonicalPath, collectionPath } from './canonical-path';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget, ResourceIdentity } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { formatPath, issuesFrom } from './issues';
 import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
+import { subresourceNotRecorded } from './recorded-requests';
+import { collectionDeletePayload, replicasPayload } from './scoped-changes';
+import { readSelectors } from './selectors';
 import { sensitivity } from './sensitive';
 import { isRefused, sensitiveIgnored, toChange } from './to-change';
 
@@ -48,13 +52,44 @@ export const auditEventListSchema = z.object({
 type AuditEvent = z.output<typeof auditEventSchema>;
 type ObjectRef = z.output<typeof objectRefSchema>;
 
-const RECORDED_VERBS = new Set(['create', 'update', 'patch', 'delete']);
+const RECORDED_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** Subresources whose `responseObject` is the whole parent object (a Pod), recorded as its update. */
+const WHOLE_PARENT_SUBRESOURCES = new Set(['ephemeralcontainers', 'resize']);
+
+/**
+ * Resources whose `scale` subresource sets `spec.replicas` (k8s.io/kubernetes pkg/registry: the
+ * ScaleREST of deployments, replicasets, statefulsets and replicationcontrollers). A custom
+ * resource's count lives at its CustomResourceDefinition's `specReplicasPath`, unknown here.
+ */
+const SCALED_BY_SPEC_REPLICAS = new Set([
+  'apps/deployments',
+  'apps/replicasets',
+  'apps/statefulsets',
+  '/replicationcontrollers',
+]);
+
+/** An `autoscaling/v1` Scale; `spec.replicas` is `omitempty`, so a scale to zero carries none. */
+const scaleSchema = z.object({
+  kind: z.literal('Scale'),
+  metadata: z.object({ resourceVersion: z.string().optional() }).optional(),
+  spec: z.object({ replicas: z.number().int().nonnegative().max(2_147_483_647).optional() }).optional(),
+});
+
+/** A list `responseObject` of a deletecollection: the objects it deleted. */
+const deletedListSchema = z.object({
+  items: z.array(
+    z.object({
+      metadata: z.object({ name: z.string(), namespace: z.string().optional() }),
+    }),
+  ),
+});
 
 /**
  * Normalizes an audit EventList. Recorded: stage `ResponseComplete`, verbs create/update/patch/
- * delete, `responseStatus.code` < 300, not dry-run, no subresource; the object comes from
- * `responseObject` (deletes take their identity from `objectRef`), the author from
- * `impersonatedUser` else `user`. Everything else is returned in `ignored` with a reason. A
+ * delete/deletecollection, `responseStatus.code` < 300, not dry-run, no subresource but those of
+ * `recorded-requests.ts` (`scale` as a replica count); the object comes from `responseObject`
+ * (deletes take their identity from `objectRef`), the author from `impersonatedUser` else `user`. Everything else is returned in `ignored` with a reason. A
  * malformed list, or a recorded event whose object or names are malformed, throws `PayloadInvalid`:
  * nothing of the list is used.
  */
@@ -74,13 +109,14 @@ export function normalizeAuditEvents({
     const outcome = normalizeEvent(event, index, target);
     if ('issues' in outcome) issues.push(...outcome.issues);
     else if ('change' in outcome) changes.push(outcome.change);
+    else if ('changes' in outcome) changes.push(...outcome.changes);
     else ignored.push(outcome.ignored);
   });
   if (issues.length > 0) throw new PayloadInvalid('audit EventList', issues);
   return { changes, ignored };
 }
 
-type Outcome = { change: Change } | { ignored: Ignored } | { issues: PayloadIssue[] };
+type Outcome = { change: Change } | { changes: Change[] } | { ignored: Ignored } | { issues: PayloadIssue[] };
 
 function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarget): Outcome {
   const ignore = (
@@ -98,7 +134,7 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
   if (code === undefined || code >= 300)
     return ignore('request-failed', `request answered ${code ?? 'without a status'}`);
   if (isDryRun(event.requestURI)) return ignore('dry-run', 'dry-run request changed nothing');
-  const ref = event.objectRef;
+  const ref = event.objectRef && ownNamespace(event.objectRef);
   if (!ref?.resource) return ignore('no-object-ref', 'event names no object');
   const refIdentity: Partial<ResourceIdentity> & { group: string } = {
     group: ref.apiGroup ?? '',
@@ -115,14 +151,13 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
   });
   if (sensitive && isRefused(sensitive, target))
     return { ignored: sensitiveIgnored(refIdentity, sensitive, index, target.encryptionProblem) };
-  if (ref.subresource) {
-    return ignore(
-      'subresource',
-      `subresource ${ref.subresource} is not recorded (only whole objects are)`,
-      refIdentity,
-    );
-  }
   const author = authorFromUserInfo(event.impersonatedUser?.username ? event.impersonatedUser : event.user);
+  if (ref.subresource === 'scale' && (event.verb === 'update' || event.verb === 'patch'))
+    return scaleOutcome({ event, ref, index, target, author, ignore });
+  if (ref.subresource && !WHOLE_PARENT_SUBRESOURCES.has(ref.subresource))
+    return ignore('subresource', subresourceNotRecorded(ref.subresource), refIdentity);
+  if (event.verb === 'deletecollection')
+    return collectionOutcome({ event, ref, index, target, author, ignore });
   const outcome = (result: ReturnType<typeof toChange>): Outcome => {
     if (!('outOfBounds' in result)) return result;
     // The apiserver can store such an object (a custom resource holds any JSON); refusing the list
@@ -263,4 +298,137 @@ function isUnchanged(event: AuditEvent, object: KubeObject): boolean {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) return false;
   const requested = (request as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
   return typeof requested === 'string' && requested !== '' && requested === object.metadata.resourceVersion;
+}
+
+/**
+ * The objectRef of a Namespace as the apiserver's RequestInfo fills it: for
+ * `/api/v1/namespaces/{name}` (and its `status` and `finalize` subresources) `namespace` is the
+ * name too (k8s.io/apiserver pkg/endpoints/request/requestinfo.go: a path starting `namespaces/{x}`
+ * sets Namespace to x). A Namespace is cluster-scoped: that namespace is dropped.
+ */
+function ownNamespace(ref: ObjectRef): ObjectRef {
+  if (ref.resource !== 'namespaces' || (ref.apiGroup ?? '') !== '' || !ref.namespace) return ref;
+  if (ref.namespace !== ref.name) return ref;
+  const { namespace: _own, ...rest } = ref;
+  return rest;
+}
+
+type Ignore = (reason: Ignored['reason'], message: string, identity?: Partial<ResourceIdentity>) => Outcome;
+type EventContext = {
+  event: AuditEvent;
+  ref: ObjectRef;
+  index: number;
+  target: NormalizeTarget;
+  author: ReturnType<typeof authorFromUserInfo>;
+  ignore: Ignore;
+};
+
+/**
+ * `kubectl scale` and every HorizontalPodAutoscaler decision: an update or patch of `…/scale`
+ * answered with an `autoscaling/v1` Scale (a capture: `deployment-scale-subresource.json`). It
+ * sets `spec.replicas` in the parent's held file when published; the file is never written from
+ * the Scale alone, which holds no more of the object than its count.
+ */
+function scaleOutcome({ event, ref, index, target, author, ignore }: EventContext): Outcome {
+  const identity = identityFromRef(ref, index);
+  if ('issues' in identity) return identity;
+  const parent = identity.identity;
+  if (!SCALED_BY_SPEC_REPLICAS.has(`${parent.group}/${parent.resource}`)) {
+    return ignore(
+      'subresource',
+      `subresource scale of ${parent.group ? `${parent.group}/` : ''}${parent.resource} is not recorded: only its CustomResourceDefinition knows which field holds the count`,
+      parent,
+    );
+  }
+  if (event.responseObject === undefined || event.responseObject === null)
+    return ignore(
+      'no-response-object',
+      'no responseObject: the audit policy level must be RequestResponse',
+      parent,
+    );
+  const scale = scaleSchema.safeParse(event.responseObject);
+  if (!scale.success) return { issues: issuesFrom(scale.error, ['items', index, 'responseObject']) };
+  const resourceVersion = scale.data.metadata?.resourceVersion || undefined;
+  const change: Change = {
+    path: canonicalPath({ targetPath: target.path, identity: parent }),
+    operation: 'set-replicas',
+    content: replicasPayload(scale.data.spec?.replicas ?? 0),
+    identity: parent,
+    ...(resourceVersion ? { resourceVersion } : {}),
+    author,
+  };
+  return { change };
+}
+
+/**
+ * A deletecollection. With the deleted objects listed in `responseObject`, each is removed. A real
+ * apiserver sends it hollow (no list, whatever the policy level: `audit-deletecollection-official-
+ * raw-hollow.json`), only the collection and the request's selectors; then the files of the
+ * collection (the namespace's or the cluster's, the group's and resource's) that the selectors
+ * match are removed, evaluated at publication against everything the branch holds by then. A
+ * selector the held files cannot answer is refused, never guessed.
+ */
+function collectionOutcome({ event, ref, index, target, author, ignore }: EventContext): Outcome {
+  const at = (field: string) => formatPath(['items', index, 'objectRef', field]);
+  const group = ref.apiGroup ?? '';
+  const issues: PayloadIssue[] = [];
+  if (!isGroupName(group)) issues.push({ path: at('apiGroup'), message: 'must be an API group' });
+  if (!ref.apiVersion || !isVersionName(ref.apiVersion))
+    issues.push({ path: at('apiVersion'), message: 'must be an API version' });
+  if (!ref.resource || !isResourceName(ref.resource))
+    issues.push({ path: at('resource'), message: 'must be a plural resource name' });
+  if (ref.namespace && !isNamespaceName(ref.namespace))
+    issues.push({ path: at('namespace'), message: 'must be a namespace name' });
+  if (issues.length > 0) return { issues };
+  const collection = {
+    group,
+    version: ref.apiVersion as string,
+    resource: ref.resource as string,
+    kind: '',
+    ...(ref.namespace ? { namespace: ref.namespace } : {}),
+  };
+  const listed = deletedListSchema.safeParse(event.responseObject);
+  if (listed.success) {
+    const changes: Change[] = [];
+    for (const [item, { metadata }] of listed.data.items.entries()) {
+      const namespace = metadata.namespace || undefined;
+      const path = formatPath(['items', index, 'responseObject', 'items', item, 'metadata']);
+      if (!isObjectName(metadata.name, group))
+        return { issues: [{ path, message: 'must name a Kubernetes object' }] };
+      if (namespace !== collection.namespace)
+        return { issues: [{ path, message: 'is in another namespace than objectRef' }] };
+      const outcome = toChange({
+        identity: { ...collection, name: metadata.name },
+        operation: 'delete',
+        author,
+        target,
+        index,
+      });
+      if ('change' in outcome) changes.push(outcome.change);
+    }
+    return { changes };
+  }
+  const where = collection.namespace ? ` in namespace ${collection.namespace}` : '';
+  const reading = readSelectors(event.requestURI);
+  if ('refused' in reading) {
+    return ignore(
+      'selector-not-evaluable',
+      `${reading.refused}: not recorded; a snapshot of ${collection.resource}${where} makes the folder match the cluster`,
+      collection,
+    );
+  }
+  const change: Change = {
+    path: collectionPath({ targetPath: target.path, identity: collection }),
+    operation: 'delete-collection',
+    content: collectionDeletePayload({
+      ...(collection.namespace ? { namespace: collection.namespace } : {}),
+      group,
+      resource: collection.resource,
+      selector: reading.selector,
+    }),
+    identity: { ...collection, name: '*' },
+    author,
+    ...(reading.text ? { selector: reading.text } : {}),
+  };
+  return { change };
 }

@@ -48,6 +48,27 @@ export function canonicalPath({
   return prefix === '' ? segments.join('/') : `${prefix}/${segments.join('/')}`;
 }
 
+/**
+ * The folder of a collection inside a target, `{target path}/{namespace|_cluster}/{group}/{resource}`
+ * (core group omitted): where a collection delete applies, and the key the branch holds it under.
+ */
+export function collectionPath({
+  targetPath,
+  identity,
+}: {
+  targetPath: string;
+  identity: Pick<ResourceIdentity, 'group' | 'resource' | 'namespace'>;
+}): string {
+  const { group, resource, namespace } = identity;
+  if (!isGroupName(group) || !isResourceName(resource))
+    throw new TypeError('collectionPath: identity is not made of Kubernetes names');
+  if (namespace !== undefined && !isNamespaceName(namespace))
+    throw new TypeError('collectionPath: namespace is not a Kubernetes namespace name');
+  const segments = [namespace ?? CLUSTER_SCOPE_FOLDER, ...(group === '' ? [] : [group]), resource];
+  const prefix = normalizeTargetPath(targetPath);
+  return prefix === '' ? segments.join('/') : `${prefix}/${segments.join('/')}`;
+}
+
 function normalizeTargetPath(targetPath: string): string {
   const trimmed = targetPath.replace(/\/+$/, '');
   if (trimmed === '' || trimmed === '.') return '';

@@ -10,6 +10,7 @@ export type ResourceIdentity = {
   kind: string;
   /** Absent for cluster-scoped objects. */
   namespace?: string;
+  /** `*` for a collection. */
   name: string;
 };
 
@@ -24,8 +25,14 @@ export type ChangeAuthor = { username: string; uid?: string; groups?: string[] }
 export type Change = {
   /** Repository path: `{target path}/{namespace|_cluster}/{group}/{resource}/{name}.yaml`. */
   path: string;
-  operation: 'upsert' | 'delete';
-  /** The YAML document; present exactly when `operation` is `upsert`. */
+  /**
+   * `delete-collection`: the files of a collection its selector matches (`path` is the collection's
+   * folder, `content` the `collection-delete` payload); `delete-namespace`: a namespace's file and
+   * every file under its folder; `set-replicas`: `spec.replicas` in the held file at `path`
+   * (`content` the `replicas` payload). These are applied to what the branch holds when published.
+   */
+  operation: 'upsert' | 'delete' | 'delete-collection' | 'delete-namespace' | 'set-replicas';
+  /** The YAML document of an upsert, or a scoped operation's payload (`scoped-changes.ts`). */
   content?: string;
   identity: ResourceIdentity;
   resourceVersion?: string;
@@ -33,6 +40,8 @@ export type Change = {
   author?: ChangeAuthor;
   /** The object was created (watch `ADDED`, audit `create`), for the `[CREATE]` commit subject. */
   created?: true;
+  /** A collection delete's selectors as the request wrote them, for its commit subject. */
+  selector?: string;
 };
 
 /** Why an input item made no change. Kebab-case, stable: clients and tests match on it. */
@@ -43,6 +52,7 @@ export type IgnoreReason =
   | 'dry-run'
   | 'no-object-ref'
   | 'subresource'
+  | 'selector-not-evaluable'
   | 'no-response-object'
   | 'unnamed-object'
   | 'unchanged'

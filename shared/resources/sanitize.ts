@@ -18,6 +18,11 @@ const KEPT_FIELDS = [
 ] as const;
 
 const STRIPPED_LABEL_PREFIXES = ['kustomize.toolkit.fluxcd.io/', 'kro.run/', 'applyset.kubernetes.io/'];
+/** Whether sanitizing drops this label from every recorded file. */
+export function isStrippedLabel(key: string): boolean {
+  return STRIPPED_LABEL_PREFIXES.some((prefix) => key.startsWith(prefix));
+}
+
 const STRIPPED_ANNOTATIONS = new Set([
   'argocd.argoproj.io/tracking-id',
   'argocd.argoproj.io/installation-id',
@@ -60,10 +65,7 @@ export type SanitizedObject = Record<string, unknown>;
 export function sanitizeObject(object: KubeObject): SanitizedObject {
   const metadata: Record<string, unknown> = { name: object.metadata.name };
   if (object.metadata.namespace) metadata.namespace = object.metadata.namespace;
-  const labels = filterMap(
-    object.metadata.labels,
-    (key) => !STRIPPED_LABEL_PREFIXES.some((p) => key.startsWith(p)),
-  );
+  const labels = filterMap(object.metadata.labels, (key) => !isStrippedLabel(key));
   if (labels) metadata.labels = labels;
   const annotations = filterMap(
     object.metadata.annotations,

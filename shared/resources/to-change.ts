@@ -37,10 +37,16 @@ export function isRefused(why: Sensitivity, target: NormalizeTarget): boolean {
   return !(why.category === 'secret' && target.encryptSecret !== undefined);
 }
 
+/** A Namespace: once it is gone, nothing under its folder exists in the cluster either. */
+function isNamespace(identity: ResourceIdentity): boolean {
+  return identity.group === '' && identity.resource === 'namespaces';
+}
+
 /**
  * Turns one checked object event into a change at its canonical path, an `Ignored` when the object
  * is sensitive, or the bounds it breaks (too deep, or too large once rendered; `path` is relative to
- * the object). An upsert carries the sanitized YAML; a delete carries no content.
+ * the object). An upsert carries the sanitized YAML; a delete carries no content, and a Namespace's
+ * delete removes its folder too (`delete-namespace`).
  */
 export function toChange({
   identity,
@@ -83,7 +89,7 @@ export function toChange({
       identity,
       ...(encrypt ? { extension: '.sops.yaml' } : {}),
     }),
-    operation,
+    operation: operation === 'delete' && isNamespace(identity) ? 'delete-namespace' : operation,
     ...(content === undefined ? {} : { content }),
     identity,
     ...(resourceVersion ? { resourceVersion } : {}),

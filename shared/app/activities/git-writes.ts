@@ -1,7 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { FailedOutcome, PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
+import type {
+  FailedOutcome,
+  PendingWrite,
+  PublicationResult,
+  SnapshotScope,
+  WriteChange,
+} from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
 import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
+import { CLUSTER_SCOPE_FOLDER } from '../../resources/canonical-path';
+import {
+  hasSelector,
+  heldFileSelected,
+  readCollectionDelete,
+  readReplicas,
+  withReplicas,
+} from '../../resources/scoped-changes';
 import { splitHeldSecret } from '../../secrets/key-escrow';
 import {
   heldSecretFile,
@@ -66,6 +80,8 @@ export async function toGitWrites({
     const operations: GitOperation[] = [];
     for (const change of write.changes ?? []) {
       if (change.operation === 'delete') operations.push({ op: 'delete', path: change.path });
+      else if (change.operation !== 'upsert')
+        operations.push(...(await scopedOperations(write, change, text)));
       else if (change.payloadRef)
         // the payload's bytes as they are: a blob is bytes, so no round trip through a string
         operations.push({
@@ -115,6 +131,65 @@ export async function toGitWrites({
     });
   }
   return result;
+}
+
+/**
+ * The Git operations of a scoped change, evaluated against the tree as the writes before it left
+ * it: a collection delete removes the canonical files of its folder that its selector matches; a
+ * namespace removal its file and every canonical file under its folder (files of other shapes, a
+ * README, are kept); a replica count edits the held file, and its write is refused when there is
+ * none (a refused write: status, dashboard, metric and log say why).
+ */
+async function scopedOperations(
+  write: PendingWrite,
+  change: WriteChange,
+  text: (ref: string) => Promise<string>,
+): Promise<GitOperation[]> {
+  switch (change.operation) {
+    case 'delete-namespace': {
+      const namespace = change.path.slice(change.path.lastIndexOf('/') + 1).replace(/\.yaml$/, '');
+      return [
+        { op: 'delete', path: change.path },
+        { op: 'remove-matching', ...snapshotSweep(write.targetPath, { namespace }) },
+      ];
+    }
+    case 'delete-collection': {
+      const collection = readCollectionDelete(await text(payloadOf(change)));
+      const sweep = snapshotSweep(write.targetPath, {
+        namespace: collection.namespace ?? CLUSTER_SCOPE_FOLDER,
+        ...(collection.group ? { group: collection.group } : {}),
+        resource: collection.resource,
+      });
+      const { selector } = collection;
+      return [
+        {
+          op: 'remove-matching',
+          ...sweep,
+          ...(hasSelector(selector)
+            ? { selects: (content: Uint8Array) => heldFileSelected(selector, content) }
+            : {}),
+        },
+      ];
+    }
+    case 'set-replicas': {
+      const replicas = readReplicas(await text(payloadOf(change)));
+      return [
+        {
+          op: 'edit',
+          path: change.path,
+          edit: (content) => withReplicas(content, replicas),
+          missing: `the replica count of ${change.path} is not recorded: no file of it is held, and a Scale alone is not the object; its next update or a resync records it`,
+        },
+      ];
+    }
+    default:
+      throw new Error(`change ${change.path} has operation ${change.operation}, which is not scoped`);
+  }
+}
+
+function payloadOf(change: WriteChange): string {
+  if (!change.payloadRef) throw new Error(`${change.operation} of ${change.path} holds no payload`);
+  return change.payloadRef;
 }
 
 const SECRET_FILE = /(^|\/)secrets\/[^/]+\.sops\.yaml$/;

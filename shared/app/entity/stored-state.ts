@@ -17,7 +17,9 @@ type EarlierState = Omit<BranchEntityState, 'branch'> & {
 const UPGRADES: Record<number, (state: EarlierState) => EarlierState> = {
   // 0.1.0 and 0.2.0 wrote version 2: no target was ever suspended.
   2: (state) => ({ ...state, branch: { ...state.branch, version: 3, suspended: {} } }),
-  // 0.3.0 wrote version 3: snapshots sent in parts were kept by the sender's id alone.
+  // 0.3.0 wrote version 3: snapshots sent in parts were kept by the sender's id alone; its writes
+  // hold only upserts and deletes (version 4 adds the scoped operations: collection delete,
+  // namespace removal, replica count), stored as version 4 stores them.
   3: snapshotsPerTarget,
 };
 

@@ -175,10 +175,11 @@ function admitted(change: Change): AdmittedChange {
       ...(identity.namespace ? { namespace: identity.namespace } : {}),
       name: identity.name,
     },
-    ...(change.operation === 'delete'
+    ...(change.operation === 'delete' || change.operation === 'delete-namespace'
       ? { verb: 'delete' as const }
       : change.created
         ? { verb: 'create' as const }
         : {}),
+    ...(change.selector ? { selector: change.selector } : {}),
   };
 }

@@ -1,5 +1,12 @@
 import { eventMessage, groupMessage, reconcileMessage } from '../messages';
-import type { PendingWrite, StoredWrite, StoredWriteChange, WriteChange, WriteOrigin } from '../model';
+import type {
+  Operation,
+  PendingWrite,
+  StoredWrite,
+  StoredWriteChange,
+  WriteChange,
+  WriteOrigin,
+} from '../model';
 import { compactStamp, toIso, toMs } from '../time';
 import { acquireOrigin, type Origins } from './origins';
 import { expandPath, storePath } from './paths';
@@ -23,6 +30,7 @@ function storeChange(
   const ref = change.payloadRef === undefined ? undefined : storeRef(change.payloadRef, previousRef);
   if (change.operation === 'delete')
     return change.bytes === 0 && ref === undefined ? [path] : [path, change.bytes, ref ?? null, 'delete'];
+  if (change.operation !== 'upsert') return [path, change.bytes, ref ?? null, change.operation];
   return ref === undefined ? [path, change.bytes] : [path, change.bytes, ref];
 }
 
@@ -57,7 +65,7 @@ function expandChanges(stored: readonly StoredWriteChange[]): WriteChange[] {
     const [storedPath, bytes = 0, ref] = change;
     const path = expandPath(storedPath, previousPath);
     previousPath = path;
-    const operation = change.length === 1 || change[3] === 'delete' ? 'delete' : 'upsert';
+    const operation: Operation = change.length === 1 ? 'delete' : (change[3] ?? 'upsert');
     if (ref === undefined || ref === null) return { path, operation, bytes };
     previousRef = expandRef(ref, previousRef);
     return { path, operation, payloadRef: previousRef, bytes };

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdir, stat, truncate } from 'node:fs/promises';
+import { readdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
@@ -69,6 +69,119 @@ describe('the per-branch object cache', () => {
 
     expect(second).toMatchObject({ kind: 'published' });
     expect(world.proxy.requests.slice(seen).map((r) => r.kind)).toEqual(['push']);
+  });
+
+  it('keeps the blobs it pushed: a later publication reads the files it holds (a selected collection delete, a replica count) without a fetch', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'README.md': 'r\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [
+        aWrite({
+          files: { 'a.yaml': 'app: batch\n', 'b.yaml': 'app: web\n', 'r.yaml': 'spec:\n  replicas: 1\n' },
+        }),
+      ],
+      cacheDir,
+    });
+    const seen = world.proxy.requests.length;
+
+    const read: string[] = [];
+    const second = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [
+        aWrite({
+          operations: [
+            {
+              op: 'remove-matching',
+              scope: '.',
+              match: '^[ab]\\.yaml$',
+              selects: (content) => {
+                read.push(Buffer.from(content).toString());
+                return Buffer.from(content).toString() === 'app: batch\n';
+              },
+            },
+            {
+              op: 'edit',
+              path: 'r.yaml',
+              edit: (content) => Buffer.from(content).toString().replace('1', '3'),
+              missing: 'r.yaml is not held',
+            },
+          ],
+        }),
+      ],
+      cacheDir,
+    });
+
+    expect(second).toMatchObject({ kind: 'published' });
+    expect(world.proxy.requests.slice(seen).map((r) => r.kind)).toEqual(['push']);
+    expect(read.sort()).toEqual(['app: batch\n', 'app: web\n']);
+    const files = await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '--name-only', 'main'] });
+    expect(files.split('\n')).toEqual(['README.md', 'b.yaml', 'r.yaml']);
+    expect(await runGit({ args: ['--git-dir', gitdir, 'show', 'main:r.yaml'] })).toBe('spec:\n  replicas: 3');
+    await fsck(gitdir);
+  });
+
+  it('fetches the files again, once, when its cache kept only the commits and trees it pushed (as 0.3.0 did)', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'README.md': 'r\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [aWrite({ files: { 'a.yaml': 'app: batch\n', 'b.yaml': 'app: web\n' } })],
+      cacheDir,
+    });
+    // the cache as 0.3.0 left it: every pack rewritten without its blobs
+    const [cache] = await readdir(cacheDir);
+    const cachedir = join(cacheDir, cache!);
+    const listed = await runGit({
+      args: [
+        '--git-dir',
+        cachedir,
+        'cat-file',
+        '--batch-all-objects',
+        '--batch-check=%(objectname) %(objecttype)',
+      ],
+    });
+    const kept = listed
+      .split('\n')
+      .filter((line) => !line.endsWith(' blob'))
+      .map((line) => line.split(' ')[0])
+      .join('\n');
+    const old = await packsIn(cacheDir);
+    await runGit({
+      args: ['--git-dir', cachedir, 'pack-objects', '-q', join(cachedir, 'objects', 'pack', 'pack')],
+      input: `${kept}\n`,
+    });
+    for (const file of old) await rm(file);
+    await expect(
+      runGit({ args: ['--git-dir', cachedir, 'cat-file', '-e', 'main:a.yaml'] }),
+    ).rejects.toBeDefined();
+
+    const result = await publish({
+      remote: { kind: 'http', url },
+      branch: 'main',
+      writes: [
+        aWrite({
+          operations: [
+            {
+              op: 'remove-matching',
+              scope: '.',
+              match: '^[ab]\\.yaml$',
+              selects: (content) => Buffer.from(content).toString() === 'app: batch\n',
+            },
+          ],
+        }),
+      ],
+      cacheDir,
+    });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    expect(
+      (await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '--name-only', 'main'] })).split('\n'),
+    ).toEqual(['README.md', 'b.yaml']);
+    await fsck(gitdir);
   });
 
   it('is refreshed when the remote moved: the guessed push is refused, then only the new commits are fetched', async () => {

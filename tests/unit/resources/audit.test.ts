@@ -77,31 +77,35 @@ describe('audit EventLists from the apiserver webhook', () => {
     ]);
   });
 
-  it('given a deletecollection when normalized then it is ignored: only single-object verbs are recorded', () => {
+  it('given a deletecollection listing what it deleted when normalized then each listed object is deleted by its user', () => {
     const { changes, ignored } = normalizeAuditEvents({
       body: loadFixture('audit/deletecollection.json'),
       target,
     });
-    expect(changes).toEqual([]);
-    expect(ignored).toEqual([
+    expect(ignored).toEqual([]);
+    expect(changes).toEqual([
       expect.objectContaining({
-        reason: 'verb-not-recorded',
-        message: 'verb deletecollection is not recorded',
+        path: 'clusters/prod/teardown/wardle.example.com/flunders/member-0.yaml',
+        operation: 'delete',
+        author: expect.objectContaining({
+          username: 'system:serviceaccount:kube-system:namespace-controller',
+        }),
       }),
     ]);
   });
 
-  it('given a scale subresource patch when normalized then it is ignored naming the subresource, never written as a Scale object', () => {
+  it('given a kubectl scale patch (an autoscaling/v1 Scale answered) when normalized then it sets the parent deployment replicas, never written as a Scale object', () => {
     const { changes, ignored } = normalizeAuditEvents({
       body: loadFixture('audit/deployment-scale.json'),
       target,
     });
-    expect(changes).toEqual([]);
-    expect(ignored).toEqual([
+    expect(ignored).toEqual([]);
+    expect(changes).toEqual([
       expect.objectContaining({
-        reason: 'subresource',
-        message: expect.stringContaining('scale'),
-        identity: expect.objectContaining({ resource: 'deployments', name: 'checkout' }),
+        path: 'clusters/prod/shop/apps/deployments/checkout.yaml',
+        operation: 'set-replicas',
+        content: JSON.stringify({ version: 1, kind: 'replicas', replicas: 3 }),
+        resourceVersion: '6977',
       }),
     ]);
   });

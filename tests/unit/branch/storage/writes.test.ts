@@ -42,7 +42,14 @@ const change = fc
         .map(([folder, name]) => folder + name)
         .filter((path) => path !== ''),
     ),
-    operation: fc.constantFrom('upsert' as const, 'delete' as const),
+    operation: fc.constantFrom(
+      'upsert' as const,
+      'delete' as const,
+      // branch state version 4
+      'delete-collection' as const,
+      'delete-namespace' as const,
+      'set-replicas' as const,
+    ),
     payloadRef: fc.option(
       fc.oneof(
         fc.string({ minLength: 1 }),
@@ -62,6 +69,14 @@ const change = fc
   .map(({ path, operation, payloadRef, bytes }) =>
     payloadRef === undefined ? { path, operation, bytes } : { path, operation, payloadRef, bytes },
   );
+
+const TEMPLATE_VERBS = {
+  upsert: 'UPDATE',
+  delete: 'DELETE',
+  'delete-namespace': 'DELETE',
+  'delete-collection': 'DELETECOLLECTION',
+  'set-replicas': 'SCALE',
+} as const;
 
 /** Any write a fact could carry, built in the key order the decider uses. */
 const anyWrite: fc.Arbitrary<PendingWrite> = fc
@@ -99,7 +114,7 @@ const anyWrite: fc.Arbitrary<PendingWrite> = fc
     const changes = w.changes;
     const sole = changes?.length === 1 ? changes[0] : undefined;
     const template = sole
-      ? `[${sole.operation === 'delete' ? 'DELETE' : 'UPDATE'}] ${sole.path}`
+      ? `[${TEMPLATE_VERBS[sole.operation]}] ${sole.path}`
       : `${w.author.name} on ${w.target}: ${changes?.length ?? 0} resource(s)`;
     return {
       id: w.foreignId ?? `${compactStampOf(new Date(w.decidedAt).toISOString())}-${w.counter}`,
