@@ -23,18 +23,39 @@ export interface ClientSignalTuning {
   reorderWindow: number;
   /** The chance that a client signal is delivered twice (at least once, as on Azure). */
   duplicateProbability: number;
+  /**
+   * The chance that a client signal is in flight when its partition moves to another worker: it
+   * comes back after the control queue's visibility timeout (minutes), behind every later signal
+   * (0: never, the default, so that suites on a real clock keep their pace).
+   */
+  partitionMoveProbability: number;
 }
 
 export const DEFAULT_CLIENT_SIGNAL_TUNING: ClientSignalTuning = {
   reorderWindow: 4,
   duplicateProbability: 0.1,
+  partitionMoveProbability: 0,
 };
+
+/**
+ * DTFx's Azure Storage settings the delivery model follows (Azure/durabletask,
+ * src/DurableTask.AzureStorage/AzureStorageOrchestrationServiceSettings.cs):
+ * `ControlQueueVisibilityTimeout { get; set; } = TimeSpan.FromMinutes(5)` and
+ * `ControlQueueBatchSize { get; set; } = 32`.
+ */
+export const CONTROL_QUEUE_VISIBILITY_TIMEOUT_MS = 5 * 60_000;
+export const CONTROL_QUEUE_BATCH_SIZE = 32;
 
 /** What a host option or the environment chose. */
 export interface EngineChoice {
   semantics?: EngineSemantics;
   seed?: number;
   clientSignals?: Partial<ClientSignalTuning>;
+  /**
+   * Azure Storage only: queues are polled, not pushed (the host's maxQueuePollingInterval applies).
+   * Off by default, so that suites written for instant pickup keep their pace.
+   */
+  queuePolling?: boolean;
 }
 
 /** An environment value that names no engine semantics (or no integer seed). */
@@ -105,10 +126,24 @@ export interface Engine {
   seed: number;
   /** Payloads moved to blobs (azure-storage); always zero in the other modes. */
   largePayloads: LargePayloadCounts;
-  /** How many copies of a client signal to queue (2: delivered twice). */
-  clientSignalCopies(): number;
-  /** The messages of an entity's queue to run now, in the order to run them; the rest wait. */
-  orderEntityBatch(queued: StoredMessage[]): StoredMessage[];
+  /**
+   * The copies of a client signal to queue, each as the delay (ms) before it can be taken: `[0]`
+   * once now, `[0, 0]` twice, `[300000]` first taken after the visibility timeout.
+   */
+  clientSignalDeliveries(): number[];
+  /** Keeps a queued message from being taken before `visibleAtMs` (a redelivery after the visibility timeout). */
+  hideUntil(messageId: number, visibleAtMs: number): void;
+  /** How many queued messages are hidden now. */
+  hiddenMessages(): number;
+  /** The messages of an entity's queue to run at `nowMs`, in the order to run them; the rest wait. */
+  orderEntityBatch(queued: StoredMessage[], nowMs: number): StoredMessage[];
+  /**
+   * Whether queues are polled (Azure Storage with `queuePolling`): an idle queue is looked at once
+   * every maxQueuePollingInterval, a fetch takes at most 32 messages. Otherwise work is pushed.
+   */
+  pollsQueues: boolean;
+  /** A number in [0, 1) from the run's seeded generator (the pollers' phases). */
+  random(): number;
   /** Why the extension refuses this custom status, if it does. */
   customStatusError(customStatus: unknown): string | undefined;
   /** Checks a payload against the backend: refuses it (dts, throws) or counts it (azure-storage). */
@@ -135,15 +170,42 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
   const faithful = semantics !== 'exact';
   /** Client signals already held back once: each waits at most one batch, so none starves. */
   const heldBack = new Set<number>();
+  /** Messages back in the queue after a partition move, by id: when they become visible again. */
+  const hidden = new Map<number, number>();
   let generation = 0;
 
   return {
     semantics,
     seed,
     largePayloads,
-    clientSignalCopies: () => (faithful && random() < tuning.duplicateProbability ? 2 : 1),
-    orderEntityBatch(queued) {
-      if (!faithful || tuning.reorderWindow === 0) return queued;
+    clientSignalDeliveries() {
+      if (!faithful) return [0];
+      const copies = random() < tuning.duplicateProbability ? [0, 0] : [0];
+      if (random() >= tuning.partitionMoveProbability) return copies;
+      // The message was dequeued by the worker that lost the partition, so nobody can see it until
+      // its visibility timeout ends (ControlQueue.GetMessagesAsync dequeues with
+      // ControlQueueVisibilityTimeout). Either that worker never ran its batch (every copy comes
+      // late), or it committed the batch but lost its lease before deleting the message (taken
+      // now, and again when it reappears).
+      const late = CONTROL_QUEUE_VISIBILITY_TIMEOUT_MS;
+      return random() < 0.5 ? copies.map(() => late) : [0, ...copies.map(() => late)];
+    },
+    hideUntil(messageId, visibleAtMs) {
+      hidden.set(messageId, visibleAtMs);
+    },
+    hiddenMessages: () => hidden.size,
+    orderEntityBatch(peeked, nowMs) {
+      let queued = peeked;
+      if (hidden.size > 0) {
+        queued = peeked.filter((m) => {
+          const visibleAt = hidden.get(m.id);
+          if (visibleAt === undefined) return true;
+          if (visibleAt > nowMs) return false;
+          hidden.delete(m.id);
+          return true;
+        });
+      }
+      if (!faithful || tuning.reorderWindow === 0 || queued.length === 0) return queued;
       // Client signals bypass the entity's message sorter: each is taken up to `reorderWindow`
       // places late. Messages from orchestrations keep their order.
       const keyed = queued.map((m, index) => {
@@ -195,6 +257,8 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
         return new Error(`An Orchestration instance with the status ${error.status} already exists.`);
       return error;
     },
+    pollsQueues: semantics === 'azure-storage' && choice.queuePolling === true,
+    random,
     deletesCancelledTimers: !faithful,
     timeoutMessage(functionName, timeoutMs) {
       if (!faithful) return `Timeout value of ${timeoutMs} ms was exceeded by function: ${functionName}`;

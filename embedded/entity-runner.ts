@@ -17,26 +17,36 @@ import type { StoredMessage } from './store';
 
 type OpMessage = StoredMessage & { message: { kind: 'op' } };
 
-/** Runs one batch of an entity's queued operations, if there are any. */
-export async function runEntityBatch(host: HostContext, entityId: string, maxBatch: number): Promise<void> {
+/**
+ * Runs one batch of an entity's queued operations, if there are any; `held` when every queued
+ * message is hidden until its visibility timeout ends (a clock wake takes it up then).
+ */
+export async function runEntityBatch(
+  host: HostContext,
+  entityId: string,
+  maxBatch: number,
+): Promise<'held' | undefined> {
   const { store } = host;
-  const peeked = store.peek(entityId, maxBatch);
-  if (peeked.length === 0) return;
-  // Faithful modes: client signals may be taken out of order (they bypass the message sorter).
-  const queued = host.engine.orderEntityBatch(peeked);
+  const peeked = store.peek(entityId, maxBatch + host.engine.hiddenMessages());
+  if (peeked.length === 0) return undefined;
+  // Faithful modes: client signals may be taken out of order (they bypass the message sorter), and
+  // one back from a partition move is not seen before its visibility timeout.
+  const queued = host.engine.orderEntityBatch(peeked, host.clock.now()).slice(0, maxBatch);
+  if (queued.length === 0) return 'held';
   const ops = queued.filter((m): m is OpMessage => m.message.kind === 'op');
   const current = store.getEntity(entityId) ?? { exists: false, state: null };
   const { name, key } = parseSchedulerId(entityId);
   const generation = host.engine.workerGeneration();
   let result = await invokeEntity(host, name, key, current, ops);
   // A worker restarted while the batch ran (a function timeout): its result is void, the batch runs again.
-  if (host.stopping() || host.engine.workerGeneration() !== generation) return;
+  if (host.stopping() || host.engine.workerGeneration() !== generation) return undefined;
   try {
     host.engine.checkPayload('property', `the state of ${entityId}`, result.entityState);
   } catch (e) {
     if (!(e instanceof PayloadTooLargeError)) throw e;
     result = failedBatch(host, name, key, current, ops, e.message);
   }
+  host.log('debug', 'EntityBatchRan', { entity: entityId, operations: ops.length });
   const woken = new Set<string>();
   store.transaction(() => {
     for (const m of queued) store.deleteMessage(m.id);
@@ -60,6 +70,7 @@ export async function runEntityBatch(host: HostContext, entityId: string, maxBat
     }
   });
   host.wake(woken);
+  return undefined;
 }
 
 /** A batch whose every operation failed: the state stays as it was and no signal is sent. */
