@@ -188,7 +188,9 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
       // late), or it committed the batch but lost its lease before deleting the message (taken
       // now, and again when it reappears).
       const late = CONTROL_QUEUE_VISIBILITY_TIMEOUT_MS;
-      return random() < 0.5 ? copies.map(() => late) : [0, ...copies.map(() => late)];
+      const deliveries = random() < 0.5 ? copies.map(() => late) : [0, ...copies.map(() => late)];
+      log('debug', 'SignalCaughtInPartitionMove', { deliveries });
+      return deliveries;
     },
     hideUntil(messageId, visibleAtMs) {
       hidden.set(messageId, visibleAtMs);
