@@ -114,6 +114,80 @@ const AZURE_TABLE_INLINE_BYTES = 60 * KIB;
 /** Durable Task Scheduler: the largest message or state it accepts. */
 const DTS_LIMIT_BYTES = 1024 * KIB;
 
+const GUID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * A client signal as the extension sends it: a `RequestMessage` (EntityScheduler/RequestMessage.cs:
+ * `op`, `signal`, `input` as a JSON string, `id` a Guid) raised as an event on the entity's
+ * scheduler (DurableClient.SignalEntityInternalAsync: `RaiseEventAsync(instance, eventName, jrequest)`).
+ * The Durable Task Scheduler keeps the event's input, that request's JSON; Azure Storage queues
+ * DTFx's `MessageData` (ActivityId, TaskMessage with the EventRaisedEvent, SequenceNumber, ...,
+ * serialized with type names), where that JSON is a string again: the operation's input is JSON
+ * inside a string inside a string, and every quote in it takes four bytes.
+ */
+export function signalAsStored(
+  semantics: EngineSemantics,
+  entityId: string,
+  operation: string,
+  input: string | null,
+): string {
+  const request = JSON.stringify({
+    op: operation,
+    signal: true,
+    ...(input === null ? {} : { input }),
+    id: GUID,
+  });
+  if (semantics !== 'azure-storage') return request;
+  return JSON.stringify({
+    $type: 'DurableTask.AzureStorage.MessageData, DurableTask.AzureStorage',
+    ActivityId: GUID,
+    TaskMessage: {
+      $type: 'DurableTask.Core.TaskMessage, DurableTask.Core',
+      Event: {
+        $type: 'DurableTask.Core.History.EventRaisedEvent, DurableTask.Core',
+        EventType: 10,
+        Name: 'op',
+        Input: request,
+        EventId: -1,
+        IsPlayed: false,
+        Timestamp: '0001-01-01T00:00:00Z',
+      },
+      SequenceNumber: 0,
+      OrchestrationInstance: { InstanceId: entityId, ExecutionId: GUID.replaceAll('-', '') },
+    },
+    SequenceNumber: 0,
+    SerializableTraceContext: null,
+  });
+}
+
+/**
+ * An entity's state as the extension stores it: its `SchedulerState` (EntityScheduler/SchedulerState.cs:
+ * `exists`, `state` as a JSON string, `queue` of the RequestMessages still waiting (past the batch
+ * limit), `sorter`), serialized as the input the entity's scheduler continues as new with. The
+ * state is escaped into a string: every quote in it takes two bytes.
+ */
+export function entityStateAsStored(
+  exists: boolean,
+  state: string | null | undefined,
+  waiting: readonly { name: string; input: string | null }[],
+): string {
+  return JSON.stringify({
+    ...(exists ? { exists: true } : {}),
+    ...(state === null || state === undefined ? {} : { state }),
+    ...(waiting.length === 0
+      ? {}
+      : {
+          queue: waiting.map((op) => ({
+            op: op.name,
+            signal: true,
+            ...(op.input === null ? {} : { input: op.input }),
+            id: GUID,
+          })),
+        }),
+    sorter: {},
+  });
+}
+
 /** Payloads the Azure Storage backend would have moved to blobs, by where they are written. */
 export interface LargePayloadCounts {
   messages: number;

@@ -278,6 +278,51 @@ describe('given payloads over the backend limits', () => {
   });
 });
 
+describe('given payloads measured as the backend stores them', () => {
+  // An operation's input is JSON inside the extension's RequestMessage (`input` is a string:
+  // azure-functions-durable-extension src/WebJobs.Extensions.DurableTask/EntityScheduler/RequestMessage.cs),
+  // raised as an event; Azure Storage queues DTFx's MessageData around it, a string once more
+  // (Azure/durabletask src/DurableTask.AzureStorage/MessageManager.cs measures
+  // `Encoding.UTF8.GetByteCount(rawContent)` of that JSON against 45 KB). An entity's state is a
+  // string inside its SchedulerState (EntityScheduler/SchedulerState.cs: `state`, `queue`).
+  /** A JSON array of n one-letter strings: 4n bytes raw, 6n in a string, 10n in a string in a string. */
+  const letters = (n: number) => JSON.stringify(Array.from({ length: n }, () => 'a'));
+
+  it('dts: refuses a client signal under 1 MiB raw whose request message is over it', async () => {
+    const h = await host('dts');
+    const input = letters(200 * KIB); // 800 KiB raw, 1.2 MiB as the request message
+    expect(Buffer.byteLength(input)).toBeLessThan(1024 * KIB);
+    expect(() => h.host.client.signalEntity('Journal', 'big', 'add', input)).toThrow(
+      /Durable Task Scheduler refuses the signal 'add'/,
+    );
+    h.host.client.signalEntity('Journal', 'big', 'add', letters(160 * KIB)); // 960 KiB as stored
+    await h.host.waitForIdle();
+    expect(h.host.client.readEntityState('Journal', 'big').exists).toBe(true);
+  });
+
+  it('azure-storage: moves a client signal of 40 KB raw to a blob (its queue message is over 45 KB)', async () => {
+    const h = await host('azure-storage');
+    h.host.client.signalEntity('Journal', 'q', 'add', letters(10 * KIB)); // 40 KiB raw
+    await h.host.waitForIdle();
+    expect(h.host.engine.largePayloads.messages).toBe(1);
+  });
+
+  it('dts: fails the batch whose state is under 1 MiB raw but over it as the extension stores it', async () => {
+    const h = await host('dts');
+    h.host.client.signalEntity('Journal', 's', 'add', '"before"');
+    await h.host.waitForIdle();
+    h.host.client.signalEntity('Journal', 's', 'fillList', String(200 * KIB)); // 800 KiB raw, 1.2 MiB stored
+    await h.host.waitForIdle();
+    expect(h.host.client.readEntityState('Journal', 's')).toEqual({ exists: true, state: ['before'] });
+    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'PayloadRefused' }));
+    h.host.client.signalEntity('Journal', 's', 'fillList', String(160 * KIB)); // 960 KiB stored
+    await h.host.waitForIdle();
+    expect((h.host.client.readEntityState('Journal', 's') as { state: unknown[] }).state).toHaveLength(
+      160 * KIB,
+    );
+  });
+});
+
 describe('given an activity that runs past functionTimeout', () => {
   async function timeoutWithAnotherInFlight(semantics: EngineSemantics) {
     const h = await host(semantics, { hostJson: { activityTimeoutMs: 5 * MINUTE } });
