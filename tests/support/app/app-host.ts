@@ -50,6 +50,8 @@ export interface AppEngineTiming {
   semantics?: EngineSemantics;
   clientSignals?: Partial<ClientSignalTuning>;
   queuePolling?: boolean;
+  /** Replaces host.json's storageProvider.maxQueuePollingInterval: to show what another value does. */
+  maxQueuePollingIntervalMs?: number;
 }
 
 /**
@@ -104,7 +106,13 @@ export async function startAppHost(
   const hostJson =
     semantics === 'exact'
       ? { maxConcurrentActivities: 4, defaultVersion, versionMatchStrategy, versionFailureStrategy }
-      : { ...appSettings, maxConcurrentActivities: 4 };
+      : {
+          ...appSettings,
+          maxConcurrentActivities: 4,
+          ...(engine.maxQueuePollingIntervalMs === undefined
+            ? {}
+            : { maxQueuePollingIntervalMs: engine.maxQueuePollingIntervalMs }),
+        };
   const start = () =>
     startHost({
       appEntry: APP_ENTRY,
