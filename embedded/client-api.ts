@@ -2,6 +2,7 @@
  * The durable client operations the extension's local RPC API offers (start, status, events,
  * terminate, purge, entities, list). Each acknowledged change is committed before it returns.
  */
+import { signalAsStored } from './engine-semantics';
 import type { HostContext } from './host-context';
 import { createInstance, InstanceExistsError } from './instances';
 import { EventType, entitySchedulerId, eventTypeName, type HistoryEvent, isTerminal } from './protocol';
@@ -137,12 +138,28 @@ export function clientApi(host: HostContext) {
     },
     signalEntity(name: string, key: string, operation: string, input: string | null): void {
       const id = entitySchedulerId(name, key);
-      host.engine.checkPayload('message', `the signal '${operation}' to ${id}`, input);
-      // Faithful modes: a client signal may be delivered twice (Azure Storage delivers at least once).
-      const copies = host.engine.clientSignalCopies();
+      // Measured as the backend stores it: the request message, escaped once more on Azure Storage.
+      host.engine.checkPayload(
+        'message',
+        `the signal '${operation}' to ${id}`,
+        signalAsStored(host.engine.semantics, id, operation, input),
+      );
+      // Faithful modes: a client signal may be delivered twice (Azure Storage delivers at least
+      // once), and minutes late when its partition moves.
+      const now = host.clock.now();
       store.transaction(() => {
-        for (let i = 0; i < copies; i++)
-          store.enqueue(id, { kind: 'op', name: operation, input, isSignal: true, fromClient: true });
+        for (const delayMs of host.engine.clientSignalDeliveries()) {
+          const queued = store.enqueue(id, {
+            kind: 'op',
+            name: operation,
+            input,
+            isSignal: true,
+            fromClient: true,
+          });
+          if (delayMs === 0) continue;
+          host.engine.hideUntil(queued, now + delayMs);
+          host.clock.at(now + delayMs, () => host.wake([id]));
+        }
       });
       host.wake([id]);
     },

@@ -1,9 +1,11 @@
 /**
  * Decides what runs next: instances and entities with queued messages (one episode or batch at a
  * time per target) and activity work items, each within its host.json concurrency limit; and fires
- * durable timers. Knows when the host is idle, for `waitForIdle()`.
+ * durable timers. Knows when the host is idle, for `waitForIdle()`. Work is taken up as soon as it
+ * is queued, or, when the engine polls its queues (Azure Storage), at the next poll.
  */
 import { runActivity } from './activity-runner';
+import { CONTROL_QUEUE_BATCH_SIZE } from './engine-semantics';
 import { runEntityBatch } from './entity-runner';
 import type { HostContext } from './host-context';
 import { runEpisode } from './orchestration-runner';
@@ -19,6 +21,8 @@ export interface Limits {
   maxConcurrentActivities: number;
   maxEntityBatch: number;
   activityTimeoutMs: number;
+  /** host.json's storageProvider.maxQueuePollingInterval: how long an idle queue goes unpolled. */
+  maxQueuePollingIntervalMs: number;
 }
 
 /** Creates the dispatcher; `host` callbacks (wake, queueActivities, armTimers) should call into it. */
@@ -40,24 +44,69 @@ export function createDispatcher(
   let failure: unknown;
   let paused = false;
 
+  // Polled queues: what was queued since the last poll waits for the next one.
+  const polls = host.engine.pollsQueues;
+  const unfetched = new Set<string>();
+  const unfetchedActivities: number[] = [];
+  const control = poller(() => {
+    for (const t of unfetched) ready.add(t);
+    unfetched.clear();
+  });
+  const workItems = poller(() => {
+    for (const id of unfetchedActivities.splice(0)) activities.push(id);
+  });
+  // A work item holds what one fetch took: ControlQueue.GetMessagesAsync asks for ControlQueueBatchSize.
+  const maxEntityBatch = polls
+    ? Math.min(limits.maxEntityBatch, CONTROL_QUEUE_BATCH_SIZE)
+    : limits.maxEntityBatch;
+
   const ctx: HostContext = {
     ...host,
     wake: (targets) => {
-      for (const t of targets) ready.add(t);
+      for (const t of targets) (polls ? unfetched : ready).add(t);
+      if (polls && unfetched.size > 0) control.request();
       schedule();
     },
     queueActivities: (ids) => {
       for (const id of ids) {
         if (queuedActivities.has(id)) continue;
         queuedActivities.add(id);
-        activities.push(id);
+        (polls ? unfetchedActivities : activities).push(id);
       }
+      if (polls && unfetchedActivities.length > 0) workItems.request();
       schedule();
     },
     armTimers: (rows) => {
       for (const row of rows) arm(row);
     },
   };
+
+  /**
+   * One queue's poller (TaskHubQueue's BackoffPollingHelper): after an empty poll it waits,
+   * backing off from 50 ms to maxQueuePollingInterval, and nothing resets the backoff (no caller
+   * of BackoffPollingHelper.Reset), so an idle queue is polled once every interval. A poll takes
+   * what is queued, then polls again at once and finds the queue empty: what is queued meanwhile
+   * waits for the next interval. Polls fall on a grid with a seeded phase.
+   */
+  function poller(take: () => void) {
+    const interval = limits.maxQueuePollingIntervalMs;
+    let nextPollAt = host.clock.now() + Math.floor(host.engine.random() * interval);
+    let armed = false;
+    return {
+      request(): void {
+        if (armed) return;
+        armed = true;
+        const now = host.clock.now();
+        if (nextPollAt < now) nextPollAt += Math.ceil((now - nextPollAt) / interval) * interval;
+        host.clock.at(nextPollAt, () => {
+          armed = false;
+          nextPollAt += interval;
+          take();
+          settle();
+        });
+      },
+    };
+  }
 
   function schedule(): void {
     if (scheduled) return;
@@ -93,13 +142,14 @@ export function createDispatcher(
       if (isEntity) entitiesRunning++;
       else orchestrationsRunning++;
       const work: Promise<unknown> = isEntity
-        ? runEntityBatch(ctx, target, limits.maxEntityBatch)
+        ? runEntityBatch(ctx, target, maxEntityBatch)
         : runEpisode(ctx, target);
       let failed = false;
       let rejected = false;
       work
         .then((result) => {
-          rejected = result === 'rejected';
+          // refused for its version, or every message hidden until its visibility timeout
+          rejected = result === 'rejected' || result === 'held';
         })
         .catch((e: unknown) => {
           failure = e;
@@ -115,9 +165,16 @@ export function createDispatcher(
           else orchestrationsRunning--;
           // More messages may have arrived (or been left by a batch limit): look again; after an
           // unexpected failure, only after a pause, so a poison message cannot spin the host. Work
-          // refused for its version waits for the next message or the next start.
+          // refused for its version waits for the next message or the next start. Messages queued
+          // while it ran wait for the next poll when queues are polled; the rest of a fetch does not.
           if (failed) setTimeout(() => ctx.wake([target]), RETRY_AFTER_FAILURE_MS).unref();
-          else if (!rejected && !host.stopping() && host.store.peek(target, 1).length > 0) ready.add(target);
+          else if (
+            !rejected &&
+            !host.stopping() &&
+            !unfetched.has(target) &&
+            host.store.peek(target, 1).length > 0
+          )
+            ready.add(target);
           settle();
         });
     }

@@ -23,18 +23,39 @@ export interface ClientSignalTuning {
   reorderWindow: number;
   /** The chance that a client signal is delivered twice (at least once, as on Azure). */
   duplicateProbability: number;
+  /**
+   * The chance that a client signal is in flight when its partition moves to another worker: it
+   * comes back after the control queue's visibility timeout (minutes), behind every later signal
+   * (0: never, the default, so that suites on a real clock keep their pace).
+   */
+  partitionMoveProbability: number;
 }
 
 export const DEFAULT_CLIENT_SIGNAL_TUNING: ClientSignalTuning = {
   reorderWindow: 4,
   duplicateProbability: 0.1,
+  partitionMoveProbability: 0,
 };
+
+/**
+ * DTFx's Azure Storage settings the delivery model follows (Azure/durabletask,
+ * src/DurableTask.AzureStorage/AzureStorageOrchestrationServiceSettings.cs):
+ * `ControlQueueVisibilityTimeout { get; set; } = TimeSpan.FromMinutes(5)` and
+ * `ControlQueueBatchSize { get; set; } = 32`.
+ */
+export const CONTROL_QUEUE_VISIBILITY_TIMEOUT_MS = 5 * 60_000;
+export const CONTROL_QUEUE_BATCH_SIZE = 32;
 
 /** What a host option or the environment chose. */
 export interface EngineChoice {
   semantics?: EngineSemantics;
   seed?: number;
   clientSignals?: Partial<ClientSignalTuning>;
+  /**
+   * Azure Storage only: queues are polled, not pushed (the host's maxQueuePollingInterval applies).
+   * Off by default, so that suites written for instant pickup keep their pace.
+   */
+  queuePolling?: boolean;
 }
 
 /** An environment value that names no engine semantics (or no integer seed). */
@@ -93,6 +114,80 @@ const AZURE_TABLE_INLINE_BYTES = 60 * KIB;
 /** Durable Task Scheduler: the largest message or state it accepts. */
 const DTS_LIMIT_BYTES = 1024 * KIB;
 
+const GUID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * A client signal as the extension sends it: a `RequestMessage` (EntityScheduler/RequestMessage.cs:
+ * `op`, `signal`, `input` as a JSON string, `id` a Guid) raised as an event on the entity's
+ * scheduler (DurableClient.SignalEntityInternalAsync: `RaiseEventAsync(instance, eventName, jrequest)`).
+ * The Durable Task Scheduler keeps the event's input, that request's JSON; Azure Storage queues
+ * DTFx's `MessageData` (ActivityId, TaskMessage with the EventRaisedEvent, SequenceNumber, ...,
+ * serialized with type names), where that JSON is a string again: the operation's input is JSON
+ * inside a string inside a string, and every quote in it takes four bytes.
+ */
+export function signalAsStored(
+  semantics: EngineSemantics,
+  entityId: string,
+  operation: string,
+  input: string | null,
+): string {
+  const request = JSON.stringify({
+    op: operation,
+    signal: true,
+    ...(input === null ? {} : { input }),
+    id: GUID,
+  });
+  if (semantics !== 'azure-storage') return request;
+  return JSON.stringify({
+    $type: 'DurableTask.AzureStorage.MessageData, DurableTask.AzureStorage',
+    ActivityId: GUID,
+    TaskMessage: {
+      $type: 'DurableTask.Core.TaskMessage, DurableTask.Core',
+      Event: {
+        $type: 'DurableTask.Core.History.EventRaisedEvent, DurableTask.Core',
+        EventType: 10,
+        Name: 'op',
+        Input: request,
+        EventId: -1,
+        IsPlayed: false,
+        Timestamp: '0001-01-01T00:00:00Z',
+      },
+      SequenceNumber: 0,
+      OrchestrationInstance: { InstanceId: entityId, ExecutionId: GUID.replaceAll('-', '') },
+    },
+    SequenceNumber: 0,
+    SerializableTraceContext: null,
+  });
+}
+
+/**
+ * An entity's state as the extension stores it: its `SchedulerState` (EntityScheduler/SchedulerState.cs:
+ * `exists`, `state` as a JSON string, `queue` of the RequestMessages still waiting (past the batch
+ * limit), `sorter`), serialized as the input the entity's scheduler continues as new with. The
+ * state is escaped into a string: every quote in it takes two bytes.
+ */
+export function entityStateAsStored(
+  exists: boolean,
+  state: string | null | undefined,
+  waiting: readonly { name: string; input: string | null }[],
+): string {
+  return JSON.stringify({
+    ...(exists ? { exists: true } : {}),
+    ...(state === null || state === undefined ? {} : { state }),
+    ...(waiting.length === 0
+      ? {}
+      : {
+          queue: waiting.map((op) => ({
+            op: op.name,
+            signal: true,
+            ...(op.input === null ? {} : { input: op.input }),
+            id: GUID,
+          })),
+        }),
+    sorter: {},
+  });
+}
+
 /** Payloads the Azure Storage backend would have moved to blobs, by where they are written. */
 export interface LargePayloadCounts {
   messages: number;
@@ -105,10 +200,24 @@ export interface Engine {
   seed: number;
   /** Payloads moved to blobs (azure-storage); always zero in the other modes. */
   largePayloads: LargePayloadCounts;
-  /** How many copies of a client signal to queue (2: delivered twice). */
-  clientSignalCopies(): number;
-  /** The messages of an entity's queue to run now, in the order to run them; the rest wait. */
-  orderEntityBatch(queued: StoredMessage[]): StoredMessage[];
+  /**
+   * The copies of a client signal to queue, each as the delay (ms) before it can be taken: `[0]`
+   * once now, `[0, 0]` twice, `[300000]` first taken after the visibility timeout.
+   */
+  clientSignalDeliveries(): number[];
+  /** Keeps a queued message from being taken before `visibleAtMs` (a redelivery after the visibility timeout). */
+  hideUntil(messageId: number, visibleAtMs: number): void;
+  /** How many queued messages are hidden now. */
+  hiddenMessages(): number;
+  /** The messages of an entity's queue to run at `nowMs`, in the order to run them; the rest wait. */
+  orderEntityBatch(queued: StoredMessage[], nowMs: number): StoredMessage[];
+  /**
+   * Whether queues are polled (Azure Storage with `queuePolling`): an idle queue is looked at once
+   * every maxQueuePollingInterval, a fetch takes at most 32 messages. Otherwise work is pushed.
+   */
+  pollsQueues: boolean;
+  /** A number in [0, 1) from the run's seeded generator (the pollers' phases). */
+  random(): number;
   /** Why the extension refuses this custom status, if it does. */
   customStatusError(customStatus: unknown): string | undefined;
   /** Checks a payload against the backend: refuses it (dts, throws) or counts it (azure-storage). */
@@ -135,15 +244,44 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
   const faithful = semantics !== 'exact';
   /** Client signals already held back once: each waits at most one batch, so none starves. */
   const heldBack = new Set<number>();
+  /** Messages back in the queue after a partition move, by id: when they become visible again. */
+  const hidden = new Map<number, number>();
   let generation = 0;
 
   return {
     semantics,
     seed,
     largePayloads,
-    clientSignalCopies: () => (faithful && random() < tuning.duplicateProbability ? 2 : 1),
-    orderEntityBatch(queued) {
-      if (!faithful || tuning.reorderWindow === 0) return queued;
+    clientSignalDeliveries() {
+      if (!faithful) return [0];
+      const copies = random() < tuning.duplicateProbability ? [0, 0] : [0];
+      if (random() >= tuning.partitionMoveProbability) return copies;
+      // The message was dequeued by the worker that lost the partition, so nobody can see it until
+      // its visibility timeout ends (ControlQueue.GetMessagesAsync dequeues with
+      // ControlQueueVisibilityTimeout). Either that worker never ran its batch (every copy comes
+      // late), or it committed the batch but lost its lease before deleting the message (taken
+      // now, and again when it reappears).
+      const late = CONTROL_QUEUE_VISIBILITY_TIMEOUT_MS;
+      const deliveries = random() < 0.5 ? copies.map(() => late) : [0, ...copies.map(() => late)];
+      log('debug', 'SignalCaughtInPartitionMove', { deliveries });
+      return deliveries;
+    },
+    hideUntil(messageId, visibleAtMs) {
+      hidden.set(messageId, visibleAtMs);
+    },
+    hiddenMessages: () => hidden.size,
+    orderEntityBatch(peeked, nowMs) {
+      let queued = peeked;
+      if (hidden.size > 0) {
+        queued = peeked.filter((m) => {
+          const visibleAt = hidden.get(m.id);
+          if (visibleAt === undefined) return true;
+          if (visibleAt > nowMs) return false;
+          hidden.delete(m.id);
+          return true;
+        });
+      }
+      if (!faithful || tuning.reorderWindow === 0 || queued.length === 0) return queued;
       // Client signals bypass the entity's message sorter: each is taken up to `reorderWindow`
       // places late. Messages from orchestrations keep their order.
       const keyed = queued.map((m, index) => {
@@ -195,6 +333,8 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
         return new Error(`An Orchestration instance with the status ${error.status} already exists.`);
       return error;
     },
+    pollsQueues: semantics === 'azure-storage' && choice.queuePolling === true,
+    random,
     deletesCancelledTimers: !faithful,
     timeoutMessage(functionName, timeoutMs) {
       if (!faithful) return `Timeout value of ${timeoutMs} ms was exceeded by function: ${functionName}`;

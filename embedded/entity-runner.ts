@@ -3,7 +3,7 @@
  * extension's out-of-proc entity protocol), then commits the new state, the answers to calling
  * orchestrations and the signals the operations sent, in one transaction.
  */
-import { PayloadTooLargeError } from './engine-semantics';
+import { CONTROL_QUEUE_BATCH_SIZE, entityStateAsStored, PayloadTooLargeError } from './engine-semantics';
 import type { HostContext } from './host-context';
 import { invokeFunction, typedDataValue } from './invoke';
 import { ENTITY_VERSION, VERSION_MISMATCH, versionMismatch } from './orchestration-versioning';
@@ -20,33 +20,53 @@ type OpMessage = StoredMessage & { message: { kind: 'op' } };
 
 /**
  * Runs one batch of an entity's queued operations, if there are any. 'rejected': this worker's
- * versioning refuses entities (their version is empty) and the batch stays queued.
+ * versioning refuses entities (their version is empty) and the batch stays queued; `held` when
+ * every queued message is hidden until its visibility timeout ends (a clock wake takes it up then).
  */
 export async function runEntityBatch(
   host: HostContext,
   entityId: string,
   maxBatch: number,
-): Promise<'rejected' | undefined> {
+): Promise<'rejected' | 'held' | undefined> {
   const { store } = host;
-  const peeked = store.peek(entityId, maxBatch);
-  if (peeked.length === 0) return;
+  const peeked = store.peek(entityId, maxBatch + host.engine.hiddenMessages());
+  if (peeked.length === 0) return undefined;
   const refused = versionMismatch(host.versioning, ENTITY_VERSION);
-  if (refused) return refuseBatch(host, entityId, peeked, refused);
-  // Faithful modes: client signals may be taken out of order (they bypass the message sorter).
-  const queued = host.engine.orderEntityBatch(peeked);
+  if (refused) return refuseBatch(host, entityId, peeked.slice(0, maxBatch), refused);
+  // Faithful modes: client signals may be taken out of order (they bypass the message sorter), and
+  // one back from a partition move is not seen before its visibility timeout.
+  const queued = host.engine.orderEntityBatch(peeked, host.clock.now()).slice(0, maxBatch);
+  if (queued.length === 0) return 'held';
   const ops = queued.filter((m): m is OpMessage => m.message.kind === 'op');
   const current = store.getEntity(entityId) ?? { exists: false, state: null };
   const { name, key } = parseSchedulerId(entityId);
   const generation = host.engine.workerGeneration();
   let result = await invokeEntity(host, name, key, current, ops);
   // A worker restarted while the batch ran (a function timeout): its result is void, the batch runs again.
-  if (host.stopping() || host.engine.workerGeneration() !== generation) return;
+  if (host.stopping() || host.engine.workerGeneration() !== generation) return undefined;
   try {
-    host.engine.checkPayload('property', `the state of ${entityId}`, result.entityState);
+    if (host.engine.semantics !== 'exact') {
+      // Measured as stored: the extension's scheduler state, the state escaped into it, plus the
+      // requests waiting past this batch (up to one more fetch of the control queue).
+      const taken = new Set(queued.map((m) => m.id));
+      const waiting = store
+        .peek(entityId, maxBatch + host.engine.hiddenMessages() + CONTROL_QUEUE_BATCH_SIZE)
+        .filter((m): m is OpMessage => !taken.has(m.id) && m.message.kind === 'op');
+      host.engine.checkPayload(
+        'property',
+        `the state of ${entityId}`,
+        entityStateAsStored(
+          result.entityExists,
+          result.entityState,
+          waiting.map((m) => ({ name: m.message.name, input: m.message.input })),
+        ),
+      );
+    }
   } catch (e) {
     if (!(e instanceof PayloadTooLargeError)) throw e;
     result = failedBatch(host, name, key, current, ops, e.message);
   }
+  host.log('debug', 'EntityBatchRan', { entity: entityId, operations: ops.length });
   const woken = new Set<string>();
   store.transaction(() => {
     for (const m of queued) store.deleteMessage(m.id);
@@ -70,6 +90,7 @@ export async function runEntityBatch(
     }
   });
   host.wake(woken);
+  return undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The parts of host.json the embedded host honours: the task hub name (with `%VAR%` taken from the
- * environment), the durable concurrency limits, the entity batch size, orchestration versioning
- * and `functionTimeout`.
+ * environment), the durable concurrency limits, the entity batch size, orchestration versioning,
+ * the queue polling interval and `functionTimeout`.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -15,16 +15,24 @@ export const VERSION_FAILURE_STRATEGIES = ['Reject', 'Fail'] as const;
 export type VersionMatchStrategy = (typeof VERSION_MATCH_STRATEGIES)[number];
 export type VersionFailureStrategy = (typeof VERSION_FAILURE_STRATEGIES)[number];
 
+const TIME_SPAN = /^(\d+\.)?\d{1,2}:\d{2}:\d{2}$/;
+
 const hostJsonSchema = z.object({
   functionTimeout: z
     .string()
-    .regex(/^(\d+\.)?\d{1,2}:\d{2}:\d{2}$/, 'functionTimeout must look like "00:10:00" or "1.00:00:00"')
+    .regex(TIME_SPAN, 'functionTimeout must look like "00:10:00" or "1.00:00:00"')
     .optional(),
   extensions: z
     .object({
       durableTask: z
         .object({
           hubName: z.string().optional(),
+          storageProvider: z
+            .object({
+              maxQueuePollingInterval: z.string().regex(TIME_SPAN, 'must look like "00:00:05"').optional(),
+            })
+            .loose()
+            .optional(),
           maxConcurrentActivityFunctions: positive.optional(),
           maxConcurrentOrchestratorFunctions: positive.optional(),
           maxConcurrentEntityFunctions: positive.optional(),
@@ -48,6 +56,8 @@ export interface HostSettings {
   maxConcurrentEntities: number;
   maxEntityBatch: number;
   activityTimeoutMs: number;
+  /** How long an idle queue goes unpolled, on a backend that polls (Azure Storage). */
+  maxQueuePollingIntervalMs: number;
   /** The version new instances get ('' = none). */
   defaultVersion: string;
   versionMatchStrategy: VersionMatchStrategy;
@@ -62,6 +72,8 @@ export const DEFAULT_SETTINGS: HostSettings = {
   maxConcurrentEntities: 10,
   maxEntityBatch: 5000,
   activityTimeoutMs: 30 * 60_000,
+  // DTFx: AzureStorageOrchestrationServiceSettings.DefaultMaxQueuePollingInterval = TimeSpan.FromSeconds(30)
+  maxQueuePollingIntervalMs: 30_000,
   defaultVersion: '',
   // The extension's defaults (DurableTaskOptions.cs: VersionMatchStrategy = CurrentOrOlder,
   // VersionFailureStrategy = Reject); DTFx's own VersioningSettings defaults to None.
@@ -105,6 +117,9 @@ export function parseHostSettings(json: unknown, env: NodeJS.ProcessEnv = proces
     activityTimeoutMs: parsed.data.functionTimeout
       ? timeSpanMs(parsed.data.functionTimeout)
       : DEFAULT_SETTINGS.activityTimeoutMs,
+    maxQueuePollingIntervalMs: dt.storageProvider?.maxQueuePollingInterval
+      ? timeSpanMs(dt.storageProvider.maxQueuePollingInterval)
+      : DEFAULT_SETTINGS.maxQueuePollingIntervalMs,
     defaultVersion: dt.defaultVersion ?? DEFAULT_SETTINGS.defaultVersion,
     versionMatchStrategy: dt.versionMatchStrategy ?? DEFAULT_SETTINGS.versionMatchStrategy,
     versionFailureStrategy: dt.versionFailureStrategy ?? DEFAULT_SETTINGS.versionFailureStrategy,

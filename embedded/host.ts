@@ -71,8 +71,13 @@ export interface HostOptions {
   semantics?: EngineSemantics;
   /** Seed of the faithful modes' random choices (default `KUBESCRIBE_ENGINE_SEED`, else 1). */
   seed?: number;
-  /** How client signals are disordered in the faithful modes. */
+  /** How client signals are disordered (and held back by partition moves) in the faithful modes. */
   clientSignals?: Partial<ClientSignalTuning>;
+  /**
+   * `azure-storage` only: take work up when the queue's poller next looks (an idle queue once every
+   * host.json `maxQueuePollingInterval`, at most 32 messages a fetch), not the moment it is queued.
+   */
+  queuePolling?: boolean;
 }
 
 /** A running host. */
@@ -142,6 +147,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
       semantics: options.semantics ?? fromEnv.semantics,
       seed: options.seed ?? fromEnv.seed,
       clientSignals: options.clientSignals,
+      queuePolling: options.queuePolling,
     },
     log,
   );
@@ -179,6 +185,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     maxConcurrentActivities: settings.maxConcurrentActivities,
     maxEntityBatch: settings.maxEntityBatch,
     activityTimeoutMs: settings.activityTimeoutMs,
+    maxQueuePollingIntervalMs: settings.maxQueuePollingIntervalMs,
   });
   const client = clientApi(dispatcher.ctx);
   const rpc = await startRpcServer(client, { bodyLimitBytes });

@@ -161,8 +161,9 @@ export function openStore(path: string, options: { synchronous?: 'normal' | 'ful
     clearHistory(id: string): void {
       q.clearHistory.run(id);
     },
-    enqueue(target: string, message: Message): void {
-      q.enqueue.run(target, JSON.stringify(message));
+    /** Queues a message; answers its id. */
+    enqueue(target: string, message: Message): number {
+      return Number(q.enqueue.run(target, JSON.stringify(message)).lastInsertRowid);
     },
     peek(target: string, limit: number): StoredMessage[] {
       return q.peek

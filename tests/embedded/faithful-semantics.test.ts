@@ -86,6 +86,132 @@ describe('given client signals to an entity', () => {
   });
 });
 
+describe('given a client signal in flight when its partition moves', () => {
+  // Azure/durabletask src/DurableTask.AzureStorage: ControlQueue.GetMessagesAsync dequeues with
+  // ControlQueueVisibilityTimeout (AzureStorageOrchestrationServiceSettings: FromMinutes(5)); a
+  // message the worker that lost the partition held reappears only when that timeout ends.
+  const moved = { reorderWindow: 0, duplicateProbability: 0, partitionMoveProbability: 0.1 };
+
+  it('azure-storage: holds it for the visibility timeout on the virtual clock, then delivers it behind every later signal, some twice', async () => {
+    const h = await host('azure-storage', { seed: 3, clientSignals: moved });
+    const before = await journalOfClientSignals(h, 200);
+    const missing = range(200).filter((i) => !before.includes(i));
+    expect(missing.length).toBeGreaterThan(3);
+    await h.advance(5 * MINUTE - 1);
+    expect(h.host.client.readEntityState('Journal', 'j')).toEqual({ exists: true, state: before });
+    await h.advance(1);
+    const after = (h.host.client.readEntityState('Journal', 'j') as { state: number[] }).state;
+    expect(after.slice(0, before.length)).toEqual(before);
+    const late = after.slice(before.length);
+    expect([...new Set(after)].sort((a, b) => a - b)).toEqual(range(200));
+    // every held signal comes after all 200 were sent; some had been taken once already
+    expect(late.filter((i) => missing.includes(i)).sort((a, b) => a - b)).toEqual(missing);
+    expect(late.some((i) => before.includes(i))).toBe(true);
+  });
+
+  it('exact: delivers it at once', async () => {
+    const h = await host('exact', { clientSignals: moved });
+    expect(await journalOfClientSignals(h, 200)).toEqual(range(200));
+  });
+});
+
+describe('given queues that are polled (azure-storage, queuePolling)', () => {
+  // Azure/durabletask src/DurableTask.AzureStorage/Messaging/TaskHubQueue.cs: a
+  // BackoffPollingHelper(50 ms, MaxQueuePollingInterval) per queue; ControlQueue.GetMessagesAsync
+  // and WorkItemQueue.GetMessageAsync wait on it after an empty poll, and nothing calls Reset.
+  const INTERVAL = 5_000;
+  const polled = (semantics: EngineSemantics = 'azure-storage') =>
+    host(semantics, {
+      seed: 9,
+      queuePolling: true,
+      hostJson: { maxQueuePollingIntervalMs: INTERVAL },
+      clientSignals: { reorderWindow: 0, duplicateProbability: 0 },
+    });
+
+  /** Steps the virtual clock 100 ms at a time until `done`; answers the time it took. */
+  async function waitOnClock(h: TestHost, done: () => boolean): Promise<number> {
+    const start = h.clock.now();
+    await h.host.waitForIdle();
+    while (!done() && h.clock.now() - start < 10 * MINUTE) await h.advance(100);
+    expect(done()).toBe(true);
+    return h.clock.now() - start;
+  }
+
+  it('takes a signal to an idle entity up at the next poll, at most maxQueuePollingInterval later', async () => {
+    const h = await polled();
+    const waits: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      h.host.client.signalEntity('Journal', 'p', 'add', JSON.stringify(i));
+      waits.push(
+        await waitOnClock(
+          h,
+          () =>
+            h.host.client.readEntityState('Journal', 'p').exists &&
+            (h.host.client.readEntityState('Journal', 'p') as { state: unknown[] }).state.length === i + 1,
+        ),
+      );
+      await h.advance(1_300 * (i % 4));
+    }
+    for (const wait of waits) expect(wait).toBeLessThanOrEqual(INTERVAL);
+    expect(Math.max(...waits)).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('runs an orchestration and its activity one poll each, and a timer a poll after it falls due', async () => {
+    const h = await polled();
+    const id = h.host.client.startNew('Hello', { input: 'polled' });
+    const took = await waitOnClock(h, () => h.host.client.getStatus(id)?.runtimeStatus === 'Completed');
+    // start (control queue), activity (work-item queue), result (control queue): three polls at most
+    expect(took).toBeGreaterThan(0);
+    expect(took).toBeLessThanOrEqual(3 * INTERVAL);
+    const waiting = h.host.client.startNew('ApproveThenWait', {});
+    await waitOnClock(h, () =>
+      (h.host.client.getStatus(waiting, { showHistory: true })!.history ?? []).some(
+        (e) => e.EventType === 'TimerCreated',
+      ),
+    );
+    const dueAt = h.clock.now() + 60 * MINUTE;
+    await h.advance(60 * MINUTE - 100);
+    const fired = () =>
+      (h.host.client.getStatus(waiting, { showHistory: true })!.history ?? []).some(
+        (e) => e.EventType === 'TimerFired',
+      );
+    await waitOnClock(h, fired);
+    expect(h.clock.now() - dueAt).toBeLessThanOrEqual(INTERVAL);
+  });
+
+  /** The operations of each batch the entity ran, from the host's EntityBatchRan log. */
+  const batchSizes = (h: TestHost, entity: string) =>
+    h.logs
+      .filter((l) => l.event === 'EntityBatchRan' && l.entity === entity)
+      .map((l) => l.operations as number);
+
+  it('fetches at most 32 messages: a burst to an idle entity runs in batches of 32 or fewer', async () => {
+    const h = await polled();
+    for (let i = 0; i < 100; i++) h.host.client.signalEntity('Journal', 'b', 'add', JSON.stringify(i));
+    await waitOnClock(h, () => h.host.client.readEntityState('Journal', 'b').exists);
+    await h.host.waitForIdle();
+    expect(h.host.client.readEntityState('Journal', 'b')).toEqual({ exists: true, state: range(100) });
+    expect(batchSizes(h, '@journal@b')).toEqual([32, 32, 32, 4]);
+  });
+
+  it('dts and unpolled azure-storage: take work up at once, in batches up to maxEntityOperationBatchSize', async () => {
+    for (const [semantics, queuePolling] of [
+      ['dts', true],
+      ['azure-storage', false],
+    ] as const) {
+      const h = await host(semantics, {
+        queuePolling,
+        hostJson: { maxQueuePollingIntervalMs: INTERVAL },
+        clientSignals: { reorderWindow: 0, duplicateProbability: 0 },
+      });
+      for (let i = 0; i < 100; i++) h.host.client.signalEntity('Journal', 'b', 'add', JSON.stringify(i));
+      await h.host.waitForIdle();
+      expect(h.host.client.readEntityState('Journal', 'b')).toEqual({ exists: true, state: range(100) });
+      expect(batchSizes(h, '@journal@b')).toEqual([100]);
+    }
+  });
+});
+
 describe('given a custom status', () => {
   it('exact: keeps a custom status of any size', async () => {
     const h = await host('exact');
@@ -149,6 +275,51 @@ describe('given payloads over the backend limits', () => {
     h.host.client.startNew('Hello', { input: overOneMiB });
     await h.host.waitForIdle();
     expect(h.host.engine.largePayloads).toEqual({ messages: 0, properties: 0 });
+  });
+});
+
+describe('given payloads measured as the backend stores them', () => {
+  // An operation's input is JSON inside the extension's RequestMessage (`input` is a string:
+  // azure-functions-durable-extension src/WebJobs.Extensions.DurableTask/EntityScheduler/RequestMessage.cs),
+  // raised as an event; Azure Storage queues DTFx's MessageData around it, a string once more
+  // (Azure/durabletask src/DurableTask.AzureStorage/MessageManager.cs measures
+  // `Encoding.UTF8.GetByteCount(rawContent)` of that JSON against 45 KB). An entity's state is a
+  // string inside its SchedulerState (EntityScheduler/SchedulerState.cs: `state`, `queue`).
+  /** A JSON array of n one-letter strings: 4n bytes raw, 6n in a string, 10n in a string in a string. */
+  const letters = (n: number) => JSON.stringify(Array.from({ length: n }, () => 'a'));
+
+  it('dts: refuses a client signal under 1 MiB raw whose request message is over it', async () => {
+    const h = await host('dts');
+    const input = letters(200 * KIB); // 800 KiB raw, 1.2 MiB as the request message
+    expect(Buffer.byteLength(input)).toBeLessThan(1024 * KIB);
+    expect(() => h.host.client.signalEntity('Journal', 'big', 'add', input)).toThrow(
+      /Durable Task Scheduler refuses the signal 'add'/,
+    );
+    h.host.client.signalEntity('Journal', 'big', 'add', letters(160 * KIB)); // 960 KiB as stored
+    await h.host.waitForIdle();
+    expect(h.host.client.readEntityState('Journal', 'big').exists).toBe(true);
+  });
+
+  it('azure-storage: moves a client signal of 40 KB raw to a blob (its queue message is over 45 KB)', async () => {
+    const h = await host('azure-storage');
+    h.host.client.signalEntity('Journal', 'q', 'add', letters(10 * KIB)); // 40 KiB raw
+    await h.host.waitForIdle();
+    expect(h.host.engine.largePayloads.messages).toBe(1);
+  });
+
+  it('dts: fails the batch whose state is under 1 MiB raw but over it as the extension stores it', async () => {
+    const h = await host('dts');
+    h.host.client.signalEntity('Journal', 's', 'add', '"before"');
+    await h.host.waitForIdle();
+    h.host.client.signalEntity('Journal', 's', 'fillList', String(200 * KIB)); // 800 KiB raw, 1.2 MiB stored
+    await h.host.waitForIdle();
+    expect(h.host.client.readEntityState('Journal', 's')).toEqual({ exists: true, state: ['before'] });
+    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'PayloadRefused' }));
+    h.host.client.signalEntity('Journal', 's', 'fillList', String(160 * KIB)); // 960 KiB stored
+    await h.host.waitForIdle();
+    expect((h.host.client.readEntityState('Journal', 's') as { state: unknown[] }).state).toHaveLength(
+      160 * KIB,
+    );
   });
 });
 

@@ -19,6 +19,7 @@ import {
 } from '../../branch';
 import { checkTargetPath } from '../../config/names';
 import { checkWritePath } from '../../git/check-write-path';
+import { type PublishedOrders, rememberPublished, withoutSuperseded } from './published-orders';
 import { type RecentRequests, rememberRequest, seenRequest } from './recent-requests';
 import { readStoredState } from './stored-state';
 
@@ -33,6 +34,8 @@ export interface BranchEntityState {
   snapshots: Record<string, SnapshotParts>;
   /** Client signals applied recently, by request id (absent in states stored before). */
   requests?: RecentRequests[];
+  /** The orders of the changes published recently, against signals minutes late (absent in states stored before). */
+  published?: PublishedOrders[];
 }
 
 export interface SnapshotParts {
@@ -166,14 +169,41 @@ function runOperation(
   const unsafe = unsafePath(state, commandsIn(operation as BranchOperationName, valid));
   if (unsafe !== undefined) return { state, answer: { ok: false, error: `${operation}: ${unsafe}` } };
   const requestId = 'requestId' in valid ? valid.requestId : undefined;
-  if (requestId === undefined) return runValid(state, operation as BranchOperationName, valid, facts);
+  if (requestId === undefined)
+    return rememberingPublished(state, operation as BranchOperationName, valid, facts);
   // A client signal delivered again (at least once, docs/branch-state-machine.md) changes nothing.
   if (seenRequest(state.requests, requestId)) return { state, answer: { ok: true } };
-  const ran = runValid(state, operation as BranchOperationName, valid, facts);
+  // One minutes late (its partition moved) changes no path a newer published change holds.
+  const current =
+    operation === 'apply'
+      ? {
+          ...valid,
+          commands: withoutSuperseded(state.published, (valid as { commands: BranchCommand[] }).commands),
+        }
+      : valid;
+  const empty = 'commands' in current && (current.commands as BranchCommand[]).length === 0;
+  const ran = empty
+    ? { state, answer: { ok: true } as const }
+    : rememberingPublished(state, operation as BranchOperationName, current, facts);
   const atMs = Date.parse(
     'at' in valid ? valid.at : (valid as { commands: BranchCommand[] }).commands.at(-1)!.at,
   );
   return { ...ran, state: { ...ran.state, requests: rememberRequest(state.requests, requestId, atMs) } };
+}
+
+/** {@link runValid}, remembering the orders of the writes a publication it confirmed carried. */
+function rememberingPublished(
+  state: BranchEntityState,
+  operation: BranchOperationName,
+  valid: unknown,
+  facts: BranchFact[],
+): { state: BranchEntityState; answer: BranchOperationAnswer } {
+  const from = facts.length;
+  const ran = runValid(state, operation, valid, facts);
+  const recorded = facts.slice(from);
+  if (!recorded.some((fact) => fact.type === 'PublicationConfirmed')) return ran;
+  const published = rememberPublished(state.published, state.branch, recorded);
+  return { ...ran, state: { ...ran.state, ...(published ? { published } : {}) } };
 }
 
 function runValid(

@@ -5,11 +5,19 @@ import type { BranchEntityState } from '../entity/branch-operations';
 export const ENTITY_STATE_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Intake stops while the branch's last known state holds this much: a quarter of the limit is left
- * for what that reading cannot see (requests admitted on the same reading, a second's worth at the
- * admission cache's age) and for the records a publication adds before it frees the pending writes.
+ * Intake stops while the branch's last known state holds this much, as stored (below): a quarter of
+ * the limit is left for what that reading cannot see (requests admitted on the same reading, a
+ * second's worth at the admission cache's age: 400 changes of 500 bytes, 200 KB) and for the
+ * records a publication adds before it frees the pending writes.
  */
 export const STATE_ROOM_BYTES = 768 * 1024;
+
+/**
+ * What the extension's scheduler state adds around the escaped state:
+ * `{"exists":true,"state":` … `,"sorter":{}}` (azure-functions-durable-extension
+ * src/WebJobs.Extensions.DurableTask/EntityScheduler/SchedulerState.cs).
+ */
+const SCHEDULER_STATE_BYTES = 36;
 
 /**
  * What one admitted change adds to the state besides its path, at most: its window entry (the
@@ -24,14 +32,16 @@ export const SAVE_STATE_BYTES = 2048;
 const measured = new WeakMap<BranchEntityState, number>();
 
 /**
- * The bytes `state` takes as stored (its JSON). Measured once per state read: the HTTP layer
- * reads a branch through a cache of one reading a second, so this costs one serialization a
- * second per branch, not one a request.
+ * The bytes `state` takes as the backend stores it: the extension keeps an entity's state as a
+ * JSON string inside its scheduler state (`SchedulerState.state` is a `string`), so every quote
+ * and backslash of the state's JSON is escaped (a branch state is about 5% larger so). Measured
+ * once per state read: the HTTP layer reads a branch through a cache of one reading a second, so
+ * this costs two serializations a second per branch, not one a request.
  */
 export function storedStateBytes(state: BranchEntityState): number {
   const known = measured.get(state);
   if (known !== undefined) return known;
-  const bytes = Buffer.byteLength(JSON.stringify(state));
+  const bytes = Buffer.byteLength(JSON.stringify(JSON.stringify(state))) + SCHEDULER_STATE_BYTES;
   measured.set(state, bytes);
   return bytes;
 }

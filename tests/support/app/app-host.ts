@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { virtualClock } from '../../../embedded/clock';
-import { engineChoiceFromEnv } from '../../../embedded/engine-semantics';
+import {
+  type ClientSignalTuning,
+  type EngineSemantics,
+  engineChoiceFromEnv,
+} from '../../../embedded/engine-semantics';
 import { type HostHandle, startHost } from '../../../embedded/host';
 import { readHostSettings } from '../../../embedded/host-config';
 import type { LogRecord } from '../../../embedded/log';
@@ -43,6 +47,16 @@ export interface AppHost {
   stop(): Promise<void>;
 }
 
+/** What a test changes in the faithful modes' delivery model (the app's host.json stays). */
+export interface AppEngineTiming {
+  /** Overrides KUBESCRIBE_ENGINE_SEMANTICS: for a test of one backend's timing. */
+  semantics?: EngineSemantics;
+  clientSignals?: Partial<ClientSignalTuning>;
+  queuePolling?: boolean;
+  /** Replaces host.json's storageProvider.maxQueuePollingInterval: to show what another value does. */
+  maxQueuePollingIntervalMs?: number;
+}
+
 /**
  * Starts the app with `config` (the configuration file's content) and `env` (token variables), on
  * a new data folder or on `dataDir` (one an earlier host, or an earlier release, left).
@@ -54,7 +68,8 @@ export async function startAppHost(
   {
     dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-')),
     hostJsonFile = HOST_JSON,
-  }: { dataDir?: string; hostJsonFile?: string } = {},
+    engine = {},
+  }: { dataDir?: string; hostJsonFile?: string; engine?: AppEngineTiming } = {},
 ): Promise<AppHost> {
   const configFile = join(dataDir, 'kubescribe.json');
   writeFileSync(configFile, JSON.stringify(config));
@@ -86,14 +101,22 @@ export async function startAppHost(
   // reordered over a wider window than the host's default and delivered twice), with the app's own
   // host.json (its functionTimeout among them). KUBESCRIBE_ENGINE_SEMANTICS=exact|dts chooses
   // another; tests/embedded cover `exact` with hosts of their own.
-  const { semantics = 'azure-storage', seed } = engineChoiceFromEnv();
+  const fromEnv = engineChoiceFromEnv();
+  const { semantics = fromEnv.semantics ?? 'azure-storage' } = engine;
+  const { seed } = fromEnv;
   // The app's orchestration versioning always (a deployment's drivers are versioned by it).
   const hostJsonOf = (file: string) => {
     const appSettings = readHostSettings(file);
     const { defaultVersion, versionMatchStrategy, versionFailureStrategy } = appSettings;
     return semantics === 'exact'
       ? { maxConcurrentActivities: 4, defaultVersion, versionMatchStrategy, versionFailureStrategy }
-      : { ...appSettings, maxConcurrentActivities: 4 };
+      : {
+          ...appSettings,
+          maxConcurrentActivities: 4,
+          ...(engine.maxQueuePollingIntervalMs === undefined
+            ? {}
+            : { maxQueuePollingIntervalMs: engine.maxQueuePollingIntervalMs }),
+        };
   };
   let hostJson = hostJsonOf(hostJsonFile);
   const start = () =>
@@ -105,7 +128,12 @@ export async function startAppHost(
       hostJson,
       semantics,
       seed,
-      ...(semantics === 'exact' ? {} : { clientSignals: { reorderWindow: 8, duplicateProbability: 0.2 } }),
+      ...(semantics === 'exact'
+        ? {}
+        : {
+            clientSignals: { reorderWindow: 8, duplicateProbability: 0.2, ...engine.clientSignals },
+            queuePolling: engine.queuePolling,
+          }),
       logger: (level, event, fields) =>
         logs.push({ time: new Date(clock.now()).toISOString(), level, event, ...fields }),
     });

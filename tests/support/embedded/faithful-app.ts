@@ -7,7 +7,7 @@ import './sample-app';
 
 const MINUTE = 60_000;
 
-/** Appends each `add` input to a list; `fill` replaces the state with a string of n characters. */
+/** Appends each `add` input to a list; `fill` replaces the state with a string of n characters, `fillList` with n strings. */
 df.app.entity('Journal', (ctx: EntityContext<unknown[] | string>) => {
   switch (ctx.df.operationName) {
     case 'add': {
@@ -18,6 +18,9 @@ df.app.entity('Journal', (ctx: EntityContext<unknown[] | string>) => {
     }
     case 'fill':
       ctx.df.setState('x'.repeat(ctx.df.getInput<number>() ?? 0));
+      break;
+    case 'fillList': // n one-letter strings: four bytes each as JSON, six once escaped into a string
+      ctx.df.setState(Array.from({ length: ctx.df.getInput<number>() ?? 0 }, () => 'a'));
       break;
     case 'size':
       ctx.df.return(JSON.stringify(ctx.df.getState(() => [])).length);

@@ -1,0 +1,112 @@
+// The state room at its limit on the Durable Task Scheduler, with the longest object names
+// Kubernetes allows, during a Git outage: the backend refuses an entity state over 1 MiB as the
+// extension stores it (the state's JSON escaped into SchedulerState.state:
+// azure-functions-durable-extension src/WebJobs.Extensions.DurableTask/EntityScheduler/SchedulerState.cs;
+// the embedded host's `dts` mode measures that string). Intake pauses on the room, measured the same
+// way, before any batch is refused; everything accepted publishes.
+jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core-module').coreModule, {
+  virtual: true,
+});
+
+import { entityStateAsStored } from '../../embedded/engine-semantics';
+import { ENTITY_STATE_LIMIT_BYTES, STATE_ROOM_BYTES } from '../../shared/app/http/state-room';
+import { branchKeyFor } from '../../shared/app/runtime/branch-key';
+import { BRANCH_ENTITY } from '../../shared/app/runtime/durable-names';
+import { type AppHost, type AppResponse, git, oneTargetConfig, startAppHost } from '../support/app/app-host';
+import type { FaultProxy } from '../support/git/start-fault-proxy';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
+
+let app: AppHost;
+let served: ProxiedRemote;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  served = await startProxiedRemote();
+  proxy = served.proxy;
+  app = await startAppHost(
+    oneTargetConfig({
+      url: `${proxy.url}/state.git`,
+      // A budget that holds far more than the state can: the state's room is what stops intake.
+      limits: { branchBufferBytes: '256Mi', gitCallTimeout: '5s', publishTimeout: '20s' },
+    }),
+    {},
+    { engine: { semantics: 'dts' } },
+  );
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await served?.stop();
+});
+
+let version = 1000;
+/** A ConfigMap whose namespace (63) and name (253) are as long as Kubernetes allows. */
+function longNamed(index: number) {
+  const name = `${index}-`.padEnd(253, 'n');
+  const namespace = `ns-${index % 5}-`.padEnd(63, 's');
+  return {
+    type: 'ADDED',
+    resource: 'configmaps',
+    author: { username: 'alice' },
+    object: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace, resourceVersion: String(version++) },
+      data: { index: String(index) },
+    },
+  };
+}
+
+function stateBytes(): number {
+  const read = app.host.client.readEntityState(
+    BRANCH_ENTITY,
+    branchKeyFor(`${proxy.url}/state.git`, 'main').key,
+  );
+  return read.exists ? Buffer.byteLength(entityStateAsStored(true, JSON.stringify(read.state), [])) : 0;
+}
+
+it('dts: pauses intake with 429 before the stored state outgrows its room, refuses no batch, and publishes all it accepted', async () => {
+  proxy.inject({ on: 'refs', fault: { kind: 'refuse' }, times: 100_000 });
+  const accepted: number[] = [];
+  let refused: AppResponse | undefined;
+  let largest = 0;
+  for (let batch = 0; batch < 20 && !refused; batch++) {
+    const indexes = Array.from({ length: 200 }, (_, i) => batch * 200 + i);
+    const response = await app.http('POST', '/api/v1/targets/prod/events', {
+      events: indexes.map(longNamed),
+    });
+    if (response.status === 202) accepted.push(...indexes);
+    else refused = response;
+    // A reading of the branch a second: the next request is admitted on what this one left.
+    await app.advance(1000);
+    largest = Math.max(largest, stateBytes());
+  }
+  expect(refused).toMatchObject({
+    status: 429,
+    body: {
+      error: 'intake-paused',
+      message: expect.stringMatching(/KiB of durable state.*nothing was accepted/),
+    },
+  });
+  expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(accepted.length).toBeGreaterThanOrEqual(1000);
+  // The room holds as stored: the request admitted on the last reading adds at most its estimate.
+  expect(largest).toBeLessThanOrEqual(STATE_ROOM_BYTES);
+  expect(largest).toBeLessThan(ENTITY_STATE_LIMIT_BYTES);
+  expect(app.logs.filter((l) => l.event === 'PayloadRefused' || l.event === 'EntityBatchFailed')).toEqual([]);
+
+  proxy.reset();
+  await app.advance(6 * 60_000);
+  // Names past a file name's 255 bytes are shortened with a hash: the index leads each name.
+  const published = (await git(served.remote, 'ls-tree', '-r', '--name-only', 'main'))
+    .trim()
+    .split('\n')
+    .filter((file) => file.includes('/configmaps/'))
+    .map((file) => Number(file.split('/configmaps/')[1]!.split('-')[0]))
+    .sort((a, b) => a - b);
+  expect(published).toEqual(accepted);
+  // With room again, intake takes changes.
+  expect(
+    (await app.http('POST', '/api/v1/targets/prod/events', { events: [longNamed(99_999)] })).status,
+  ).toBe(202);
+});
