@@ -25,8 +25,8 @@ export interface CrashScenario {
   start(): Promise<ChildHost>;
   /** kill -9 of the running host; resolves once it is gone. */
   kill(): Promise<void>;
-  /** Posts ADDED ConfigMaps `shop/<name>` authored by alice, expecting 202. */
-  post(names: string[]): Promise<void>;
+  /** Posts ADDED ConfigMaps `shop/<name>` authored by `author` (alice), expecting 202. */
+  post(names: string[], author?: string): Promise<void>;
   /** Calls `/api/v1/targets/prod<path>` on the running host. */
   call(method: string, path: string, body?: object): Promise<CrashAppResponse>;
 }
@@ -34,11 +34,15 @@ export interface CrashScenario {
 /**
  * Registers the shared Git server for the test file (beforeAll/afterAll) and returns how to make a
  * scenario: a fresh repository seeded with `README.md`, its proxy and a host data folder, with one
- * target `prod` on `main` at `.` (window 1 s idle, 5 s at most; no push cooldown).
+ * target `prod` on `main` at `.` (by default window 1 s idle, 5 s at most, retries 1 s to 2 s; no
+ * push cooldown).
  */
 export function crashScenarios(): (
   name: string,
-  options?: { retry?: { initial: string; max: string } },
+  options?: {
+    retry?: { initial: string; max: string };
+    window?: { idleTimeout: string; maxDuration: string };
+  },
 ) => Promise<CrashScenario> {
   let server: { url: string; stop(): Promise<void> };
   let root: string;
@@ -53,7 +57,10 @@ export function crashScenarios(): (
     for (const proxy of proxies) await proxy.stop();
     await server?.stop();
   });
-  return async (name, { retry = { initial: '1s', max: '2s' } } = {}) => {
+  return async (
+    name,
+    { retry = { initial: '1s', max: '2s' }, window = { idleTimeout: '1s', maxDuration: '5s' } } = {},
+  ) => {
     const remote = await createBareRepo({ root, name: `${name}.git`, files: { 'README.md': 'state\n' } });
     const proxy = await startFaultProxy({ upstream: server.url });
     proxies.push(proxy);
@@ -69,7 +76,7 @@ export function crashScenarios(): (
             repository: 'state',
             branch: 'main',
             path: '.',
-            window: { idleTimeout: '1s', maxDuration: '5s' },
+            window,
           },
         ],
         limits: { pushCooldown: '0s', retry, gitCallTimeout: '10s', publishTimeout: '30s' },
@@ -103,12 +110,12 @@ export function crashScenarios(): (
         host?.child.kill('SIGKILL');
         await host?.exited;
       },
-      async post(names) {
+      async post(names, author = 'alice') {
         const response = await call('POST', '/events', {
           events: names.map((object, index) => ({
             type: 'ADDED',
             resource: 'configmaps',
-            author: { username: 'alice' },
+            author: { username: author },
             object: {
               apiVersion: 'v1',
               kind: 'ConfigMap',
