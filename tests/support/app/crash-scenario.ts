@@ -29,6 +29,12 @@ export interface CrashScenario {
   post(names: string[], author?: string): Promise<void>;
   /** Calls `/api/v1/targets/prod<path>` on the running host. */
   call(method: string, path: string, body?: object): Promise<CrashAppResponse>;
+  /** The scenario's repository URL, through its proxy. */
+  url: string;
+  /** Another seeded repository on the same Git server, behind a proxy of its own. */
+  anotherRemote(name: string): Promise<{ remote: string; proxy: FaultProxy; url: string }>;
+  /** Rewrites the configuration's repositories (target `prod` names `state`): read at the next start. */
+  configure(repositories: { name: string; url: string }[]): void;
 }
 
 /**
@@ -66,23 +72,26 @@ export function crashScenarios(): (
     proxies.push(proxy);
     const dataDir = mkdtempSync(join(tmpdir(), `ks-crash-${name}-`));
     const configFile = join(dataDir, 'kubescribe.json');
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        repositories: [{ name: 'state', url: `${proxy.url}/${name}.git` }],
-        targets: [
-          {
-            name: 'prod',
-            repository: 'state',
-            branch: 'main',
-            path: '.',
-            window,
-          },
-        ],
-        limits: { pushCooldown: '0s', retry, gitCallTimeout: '10s', publishTimeout: '30s' },
-        server: { auth: 'disabled' },
-      }),
-    );
+    const url = `${proxy.url}/${name}.git`;
+    const configure = (repositories: { name: string; url: string }[]) =>
+      writeFileSync(
+        configFile,
+        JSON.stringify({
+          repositories,
+          targets: [
+            {
+              name: 'prod',
+              repository: 'state',
+              branch: 'main',
+              path: '.',
+              window,
+            },
+          ],
+          limits: { pushCooldown: '0s', retry, gitCallTimeout: '10s', publishTimeout: '30s' },
+          server: { auth: 'disabled' },
+        }),
+      );
+    configure([{ name: 'state', url }]);
     const env = {
       KUBESCRIBE_CONFIG: configFile,
       KUBESCRIBE_DATA: dataDir,
@@ -101,6 +110,18 @@ export function crashScenarios(): (
     return {
       remote,
       proxy,
+      url,
+      configure,
+      async anotherRemote(other) {
+        const otherRemote = await createBareRepo({
+          root,
+          name: `${other}.git`,
+          files: { 'README.md': 'state\n' },
+        });
+        const otherProxy = await startFaultProxy({ upstream: server.url });
+        proxies.push(otherProxy);
+        return { remote: otherRemote, proxy: otherProxy, url: `${otherProxy.url}/${other}.git` };
+      },
       async start() {
         host = await spawnHost(APP_ENTRY, dataDir, env);
         hosts.push(host);
