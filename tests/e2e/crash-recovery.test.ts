@@ -1,113 +1,10 @@
 // kill -9 of the embedded host running the real app, at the points where a crash could lose or
 // duplicate work; after a restart everything acknowledged is published exactly once.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { git } from '../support/app/app-host';
-import { type ChildHost, spawnHost } from '../support/embedded/child-host';
-import { createBareRepo } from '../support/git/create-bare-repo';
-import { type FaultProxy, startFaultProxy } from '../support/git/start-fault-proxy';
-import { startGitServer } from '../support/git/start-git-server';
+import { commitAsAnotherWriter } from '../support/app/branch-observations';
+import { crashScenarios, trailersOf, until } from '../support/app/crash-scenario';
 
-const APP_ENTRY = join(__dirname, '..', '..', 'functions', 'index.ts');
-
-let server: { url: string; stop(): Promise<void> };
-let root: string;
-const hosts: ChildHost[] = [];
-const proxies: FaultProxy[] = [];
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'ks-crash-'));
-  server = await startGitServer({ root });
-});
-
-afterAll(async () => {
-  for (const host of hosts) host.child.kill('SIGKILL');
-  for (const proxy of proxies) await proxy.stop();
-  await server?.stop();
-});
-
-/** A fresh repository, proxy and host data folder; `start()` (re)starts the host on them. */
-async function scenario(name: string) {
-  const remote = await createBareRepo({ root, name: `${name}.git`, files: { 'README.md': 'state\n' } });
-  const proxy = await startFaultProxy({ upstream: server.url });
-  proxies.push(proxy);
-  const dataDir = mkdtempSync(join(tmpdir(), `ks-crash-${name}-`));
-  const configFile = join(dataDir, 'kubescribe.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      repositories: [{ name: 'state', url: `${proxy.url}/${name}.git` }],
-      targets: [
-        {
-          name: 'prod',
-          repository: 'state',
-          branch: 'main',
-          path: '.',
-          window: { idleTimeout: '1s', maxDuration: '5s' },
-        },
-      ],
-      limits: {
-        pushCooldown: '0s',
-        retry: { initial: '1s', max: '2s' },
-        gitCallTimeout: '10s',
-        publishTimeout: '30s',
-      },
-      server: { auth: 'disabled' },
-    }),
-  );
-  const env = {
-    KUBESCRIBE_CONFIG: configFile,
-    KUBESCRIBE_DATA: dataDir,
-    KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
-    // publications run on an activity thread, as under `npm start`
-    KUBESCRIBE_ACTIVITY_THREADS: '1',
-  };
-  let host: ChildHost | undefined;
-  const start = async () => {
-    host = await spawnHost(APP_ENTRY, dataDir, env);
-    hosts.push(host);
-    return host;
-  };
-  const kill = async () => {
-    host?.child.kill('SIGKILL');
-    await host?.exited;
-  };
-  const post = async (names: string[]) => {
-    const response = await fetch(`${host!.url}/api/v1/targets/prod/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        events: names.map((object, index) => ({
-          type: 'ADDED',
-          resource: 'configmaps',
-          author: { username: 'alice' },
-          object: {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: object, namespace: 'shop', resourceVersion: String(index + 1) },
-            data: { name: object },
-          },
-        })),
-      }),
-    });
-    expect(response.status).toBe(202);
-  };
-  return { remote, proxy, start, kill, post };
-}
-
-async function until(
-  condition: () => Promise<boolean> | boolean,
-  what: string,
-  timeoutMs = 45_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(100);
-  }
-}
+const scenario = crashScenarios();
 
 async function publishedFiles(remote: string): Promise<string[]> {
   return (await git(remote, 'ls-tree', '-r', '--name-only', 'main'))
@@ -121,9 +18,7 @@ async function expectPublishedExactlyOnce(remote: string, names: string[]): Prom
     `${names.length} files are published`,
   );
   expect(await publishedFiles(remote)).toEqual(names.map((name) => `shop/configmaps/${name}.yaml`).sort());
-  const trailers = (await git(remote, 'log', '--format=%(trailers:key=Kubescribe-Write,valueonly)', 'main'))
-    .split('\n')
-    .filter(Boolean);
+  const trailers = await trailersOf(remote, 'main');
   expect(trailers.length).toBeGreaterThan(0);
   expect(new Set(trailers).size).toBe(trailers.length);
   await git(remote, 'fsck', '--strict');
@@ -151,17 +46,32 @@ describe('a crash of the host', () => {
     await expectPublishedExactlyOnce(run.remote, ['d', 'e']);
   });
 
-  it('after a push landed but before its result was recorded publishes no duplicate', async () => {
+  it('after a push landed but before its result was recorded publishes no duplicate, even under a later commit', async () => {
     const run = await scenario('reply');
     run.proxy.inject({ on: 'push', fault: { kind: 'stallBody' }, times: 1 });
     await run.start();
     await run.post(['f', 'g']);
     await until(async () => (await publishedFiles(run.remote)).length === 2, 'the push lands on the remote');
     await run.kill();
-    const head = await git(run.remote, 'rev-parse', 'main');
+    const landed = (await git(run.remote, 'rev-parse', 'main')).trim();
+    const [landedWrite] = await trailersOf(run.remote, `${landed}^..${landed}`);
+    // Someone edits f by hand while the host is down. Rebuilt on their commit, the landed write would
+    // come back as a second commit of the same write, undoing the edit; found by its trailer, it is not.
+    const edit = await commitAsAnotherWriter(
+      run.remote,
+      'main',
+      { 'shop/configmaps/f.yaml': 'edited by hand\n' },
+      'Edit f by hand',
+    );
     await run.start();
     await run.post(['h']);
     await expectPublishedExactlyOnce(run.remote, ['f', 'g', 'h']);
-    expect(await git(run.remote, 'rev-list', '--count', `${head.trim()}..main`)).toBe('1\n');
+    expect(await git(run.remote, 'rev-list', '--first-parent', `${landed}..main`)).toBe(
+      `${(await git(run.remote, 'rev-parse', 'main')).trim()}\n${edit}\n`,
+    );
+    const trailers = await trailersOf(run.remote, 'main');
+    expect(trailers).toHaveLength(2);
+    expect(trailers[1]).toBe(landedWrite);
+    expect(await git(run.remote, 'show', 'main:shop/configmaps/f.yaml')).toBe('edited by hand\n');
   });
 });

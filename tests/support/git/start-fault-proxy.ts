@@ -29,6 +29,8 @@ export type ProxiedRequest = {
   authorized: boolean;
   /** Bytes of the answer the client got (0 until it is sent). */
   replyBytes: number;
+  /** When the request arrived (epoch ms, real clock). */
+  at: number;
   /** The proxy's `authorize` refused the request's credentials (401, or Azure Repos' 203). */
   credentialsRefused?: true;
 };
@@ -177,6 +179,7 @@ export async function startFaultProxy({
       ...(fault ? { fault: fault.kind } : {}),
       authorized: req.headers.authorization !== undefined,
       replyBytes: 0,
+      at: Date.now(),
     };
     requests.push(seen);
     const answer = (status: number, headers: Record<string, string>, text: string) => {
