@@ -6,6 +6,7 @@ import { discardPendingWrites } from './discard';
 import { InvalidBranchCommand } from './errors';
 import type { BranchFact } from './facts';
 import {
+  bringRetryForward,
   planPublication,
   recordObservation,
   recordProbeResult,
@@ -37,6 +38,7 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
       applySnapshot(decision, command);
       break;
     case 'RefreshRemote':
+      bringRetryForward(decision);
       requestObservation(decision);
       break;
     case 'Tick':

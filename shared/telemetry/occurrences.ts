@@ -70,6 +70,8 @@ export type Occurrence =
         pendingBytes: number;
         intakePaused: boolean;
         windowOpen: boolean;
+        /** The pending retry follows a refusal of the credentials (the status says Stalled). */
+        credentialsRefused: boolean;
       }
     >
   /** A source configured with `quietAfter` has sent nothing for that long (reported once). */

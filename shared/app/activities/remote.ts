@@ -4,6 +4,7 @@ import { DefaultAzureCredential } from '@azure/identity';
 import type { RepositoryConfig } from '../../config';
 import { azureDevOpsCredentials } from '../../git/azure-devops-credentials';
 import type { GitCredentials } from '../../git/credentials';
+import { fileTokenCredentials } from '../../git/file-token-credentials';
 import { githubAppCredentials } from '../../git/github-app-credentials';
 import { parseRemote } from '../../git/parse-remote';
 import { type GitAuth, type GitRemote, systemClock } from '../../git/types';
@@ -57,7 +58,7 @@ export function remoteOf(
 ): { remote: GitRemote; credentials?: GitCredentials } {
   const token = runtime.loaded.secrets.repositoryTokens[repository.name]?.reveal();
   const auth: GitAuth | undefined =
-    token === undefined || repository.auth?.kind !== 'static'
+    token === undefined || repository.auth?.kind !== 'static' || repository.auth.tokenFile !== undefined
       ? undefined
       : repository.auth.username
         ? { username: repository.auth.username, token }
@@ -75,7 +76,14 @@ function expiringCredentialsOf(
   repository: RepositoryConfig,
 ): GitCredentials | undefined {
   const auth = repository.auth;
-  if (!auth || auth.kind === 'static') return undefined;
+  if (!auth) return undefined;
+  if (auth.kind === 'static') {
+    if (auth.tokenFile === undefined) return undefined;
+    return fileTokenCredentials({
+      file: auth.tokenFile,
+      ...(auth.username ? { username: auth.username } : {}),
+    });
+  }
   const known = providers.get(runtime) ?? new Map<string, GitCredentials>();
   providers.set(runtime, known);
   const key = `${repository.name}\n${JSON.stringify(auth)}`;
