@@ -61,7 +61,7 @@ async function target() {
   return (await app.http('GET', '/api/v1/targets/prod')).body;
 }
 
-const conditionOf = (status: { conditions: { type: string }[] }, type: string) =>
+const conditionOf = (status: { conditions: { type: string; message: string }[] }, type: string) =>
   status.conditions.find((condition) => condition.type === type);
 
 async function credentialsRefusedGauge(branch: string) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { virtualClock } from '../../../embedded/clock';
 import { engineChoiceFromEnv } from '../../../embedded/engine-semantics';
-import { type HostHandle, startHost } from '../../../embedded/host';
+import { type HostHandle, type HostOptions, startHost } from '../../../embedded/host';
 import { readHostSettings } from '../../../embedded/host-config';
 import type { LogRecord } from '../../../embedded/log';
 
@@ -48,7 +48,17 @@ export interface AppHost {
 export async function startAppHost(
   config: object,
   env: Record<string, string> = {},
-  { dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-')) }: { dataDir?: string } = {},
+  {
+    dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-')),
+    server = {},
+  }: {
+    dataDir?: string;
+    /** The app server's limits and deadlines, when a test is about them. */
+    server?: Pick<
+      HostOptions,
+      'maxConcurrentRequests' | 'maxRequestsPerSource' | 'headersTimeoutMs' | 'requestTimeoutMs'
+    >;
+  } = {},
 ): Promise<AppHost> {
   const configFile = join(dataDir, 'kubescribe.json');
   writeFileSync(configFile, JSON.stringify(config));
@@ -97,6 +107,7 @@ export async function startAppHost(
       hostJson,
       semantics,
       seed,
+      ...server,
       ...(semantics === 'exact' ? {} : { clientSignals: { reorderWindow: 8, duplicateProbability: 0.2 } }),
       logger: (level, event, fields) =>
         logs.push({ time: new Date(clock.now()).toISOString(), level, event, ...fields }),
