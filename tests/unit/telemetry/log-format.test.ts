@@ -32,6 +32,27 @@ describe('the host logger', () => {
     expect(() => JSON.parse(lines[0]!)).toThrow();
   });
 
+  it('escapes control characters in every field, so a client’s text cannot forge a line or repaint the terminal', () => {
+    // what a request path `/api/v1/targets/x%0A...%1B%5B31m` decodes to in a route parameter
+    const forged = 'x\n12:00:00.000 INFO  PublicationLanded  \u001b[31mall good\u001b[0m\u009b2J';
+    for (const isTTY of [true, false]) {
+      const { log, lines } = captured({}, isTTY);
+      log('warn', 'RequestRefused', { message: `target ${forged} not found`, target: forged, [forged]: 1 });
+      expect(lines).toHaveLength(1);
+      const controls = [...lines[0]!.slice(0, -1)].filter((char) => {
+        const code = char.charCodeAt(0);
+        return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+      });
+      expect(controls).toEqual([]);
+      expect(lines[0]!.match(/\n/g)).toHaveLength(1);
+      if (!isTTY)
+        expect(JSON.parse(lines[0]!)).toMatchObject({
+          target: forged,
+          message: `target ${forged} not found`,
+        });
+    }
+  });
+
   it('formats a record as time, level, event, message and the other fields', () => {
     expect(
       humanLine({
