@@ -353,9 +353,22 @@ const server = z
     host: z.string().min(1).prefault('127.0.0.1'),
     port: z.number().int().min(0).max(65535).prefault(7071),
     auth: z.enum(['required', 'disabled']).prefault('required'),
+    /**
+     * `token`: `/metrics` asks for a source's bearer token (one with `access: read` is enough), for
+     * a server whose address others reach; `none` (the default) leaves it open, as Prometheus
+     * scrapes by default.
+     */
+    metricsAuth: z.enum(['none', 'token']).prefault('none'),
   })
   .prefault({})
   .superRefine((value, ctx) => {
+    if (value.auth === 'disabled' && value.metricsAuth === 'token') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metricsAuth'],
+        message: 'needs auth: required (there are no tokens to ask for)',
+      });
+    }
     if (value.auth === 'disabled' && !isLoopbackHost(value.host)) {
       ctx.addIssue({
         code: 'custom',
