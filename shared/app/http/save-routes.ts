@@ -78,7 +78,11 @@ export async function deleteSave({ runtime, gateway }: Deps, request: RouteReque
  * have kubescribe write into that cluster with that cluster's credentials. Without auth there are
  * no sources to tell apart (a loopback-only setting), and any configured cluster may be named.
  */
-function checkClusterBinding(runtime: AppRuntime, source: AuthenticatedSource, cluster: string | undefined): void {
+function checkClusterBinding(
+  runtime: AppRuntime,
+  source: AuthenticatedSource,
+  cluster: string | undefined,
+): void {
   if (cluster === undefined || runtime.authMode === 'disabled' || cluster === source.name) return;
   throw new ApiError(
     'forbidden',
