@@ -5,7 +5,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppHost, createBareRepository, startAppHost } from '../support/app/app-host';
@@ -13,9 +13,14 @@ import { type AppHost, createBareRepository, startAppHost } from '../support/app
 const BETA = { authorization: 'Bearer beta-token-0123456789' };
 const READER = { authorization: 'Bearer reader-token-0123456789' };
 let app: AppHost;
+let dataDir: string;
 
 beforeAll(async () => {
   const remote = await createBareRepository(join(mkdtempSync(join(tmpdir(), 'ks-bounds-')), 'state.git'));
+  // a data folder an earlier release (or a careless mkdir) left readable by everyone
+  dataDir = join(mkdtempSync(join(tmpdir(), 'ks-bounds-data-')), 'data');
+  mkdirSync(dataDir, { mode: 0o755 });
+  chmodSync(dataDir, 0o755);
   app = await startAppHost(
     {
       repositories: [{ name: 'state', url: remote }],
@@ -35,6 +40,7 @@ beforeAll(async () => {
       BETA_TOKEN: 'beta-token-0123456789',
       READER_TOKEN: 'reader-token-0123456789',
     },
+    { dataDir },
   );
 });
 
@@ -72,7 +78,7 @@ describe('a save’s CommitRequest', () => {
 
 describe('/metrics with server.metricsAuth: token', () => {
   it('refuses a scrape without a source’s token, or with another token', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-a-token' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not-a-token' }] as Record<string, string>[]) {
       const refused = await fetch(`${app.host.url}/metrics`, { headers });
       expect(refused.status).toBe(401);
       expect(await refused.json()).toMatchObject({ error: 'unauthorized' });
@@ -87,5 +93,40 @@ describe('/metrics with server.metricsAuth: token', () => {
 
   it('leaves the liveness probe open', async () => {
     expect((await app.http('GET', '/api/healthz')).status).toBe(200);
+  });
+});
+
+describe('the data folder', () => {
+  it('is private to kubescribe’s user (0700), and so are the files it writes there (0600)', async () => {
+    const posted = await app.http(
+      'POST',
+      '/api/v1/targets/beta/events',
+      {
+        events: [
+          {
+            type: 'ADDED',
+            resource: 'configmaps',
+            object: {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: 'web', namespace: 'shop' },
+              data: { a: 'b' },
+            },
+          },
+        ],
+      },
+      BETA,
+    );
+    expect(posted.status).toBe(202);
+    await app.advance(10_000);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    // the test's own configuration file aside, everything the host and the app wrote
+    const files = readdirSync(dataDir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name !== 'kubescribe.json')
+      .map((entry) => join(entry.parentPath, entry.name));
+    expect(files.some((file) => file.includes('sha256'))).toBe(true);
+    expect(files.some((file) => file.endsWith('.sqlite') || file.endsWith('.db'))).toBe(true);
+    const open = files.filter((file) => (statSync(file).mode & 0o077) !== 0);
+    expect(open).toEqual([]);
   });
 });

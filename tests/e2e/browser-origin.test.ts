@@ -34,7 +34,10 @@ describe('without auth, a write', () => {
   });
 
   it('marked cross-site without an Origin, or from an opaque origin, is refused', async () => {
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'null' }]) {
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'null' }] as Record<
+      string,
+      string
+    >[]) {
       expect((await app.http('POST', '/api/v1/targets/prod/suspend', undefined, headers)).status).toBe(403);
     }
     expect(await suspended()).toBe(false);

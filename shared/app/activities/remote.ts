@@ -11,13 +11,24 @@ import { type GitAuth, type GitRemote, systemClock } from '../../git/types';
 import type { DriverInput } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
 import { branchKeyFor, repositoryForDisplay } from '../runtime/branch-key';
+import { onFunctionsHost } from '../runtime/hosting';
 
 /**
- * Where each branch keeps its Git object cache: a cache, so any local folder will do; losing it
- * costs one fetch. `KUBESCRIBE_GIT_CACHE` moves it (the app folder is read-only on Azure).
+ * Where each branch keeps its Git object cache: a cache, so losing it costs one fetch, but what it
+ * holds is read into commits, so it lives where only kubescribe writes: under the data folder
+ * (private, 0700) on the embedded host, not at a predictable path in a shared `/tmp` another user
+ * could prepare. On the Functions host the app folder is read-only and the temporary folder is the
+ * instance's own. `KUBESCRIBE_GIT_CACHE` moves it.
  */
-export function gitCacheDir(env: Record<string, string | undefined>, branchKey: string): string {
-  return join(env.KUBESCRIBE_GIT_CACHE || join(tmpdir(), 'kubescribe-git-cache'), branchKey);
+export function gitCacheDir(
+  env: Record<string, string | undefined>,
+  dataDir: string,
+  branchKey: string,
+): string {
+  const root =
+    env.KUBESCRIBE_GIT_CACHE ||
+    (onFunctionsHost(env) ? join(tmpdir(), 'kubescribe-git-cache') : join(dataDir, 'git-cache'));
+  return join(root, branchKey);
 }
 
 /** The configuration no longer binds a driver's branch key to any repository: its work is held. */
