@@ -127,7 +127,9 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
   if (options.register) options.register();
   else if (options.appEntry) require(options.appEntry);
   const functions = [...registry.functions.values()];
-  log('info', 'AppLoaded', { functions: functions.map((f) => `${f.name} (${f.trigger.type})`) });
+  // the count at start, the list (a line of 27 names) only when asked for: LOG_LEVEL=debug
+  log('info', 'AppLoaded', { functions: functions.length });
+  log('debug', 'AppFunctions', { functions: functions.map((f) => `${f.name} (${f.trigger.type})`) });
 
   const settings =
     typeof options.hostJson === 'string'

@@ -11,6 +11,7 @@ export type LogEvent =
   | 'HostStopping'
   | 'HostStopped'
   | 'AppLoaded'
+  | 'AppFunctions'
   | 'OrchestrationCompleted'
   | 'OrchestrationFailed'
   | 'OrchestrationContinuedAsNew'
