@@ -76,6 +76,19 @@ describe('a save’s CommitRequest', () => {
   });
 });
 
+describe('a save without an id', () => {
+  it('is told the id is required, not a schema message', async () => {
+    const refused = await app.http('POST', '/api/v1/targets/beta/saves', { message: 'Release notes' }, BETA);
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        error: 'invalid-input',
+        issues: [{ path: 'id', message: expect.stringMatching(/^is required/) }],
+      },
+    });
+  });
+});
+
 describe('/metrics with server.metricsAuth: token', () => {
   it('refuses a scrape without a source’s token, or with another token', async () => {
     for (const headers of [{}, { authorization: 'Bearer not-a-token' }] as Record<string, string>[]) {
