@@ -166,7 +166,7 @@ export function recordOccurrence(backend: MetricBackend, occurrence: Occurrence)
       backend.add('kubescribe_events_accepted_total', { target, intake }, accepted);
       return;
     }
-    case 'WriteRefused':
+    case 'RequestRefused':
       backend.add(
         'kubescribe_requests_refused_total',
         { target: occurrence.target ?? '', status: String(occurrence.status), reason: occurrence.reason },

@@ -20,7 +20,7 @@ export type Occurrence =
     >
   /** A request was answered 4xx; `target` only when it names a configured one. */
   | Occurrence_<
-      'WriteRefused',
+      'RequestRefused',
       {
         route: string;
         status: number;

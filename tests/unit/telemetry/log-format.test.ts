@@ -108,10 +108,10 @@ describe('the host logger', () => {
 
 describe("a function's log line", () => {
   it("keeps the app's own event, level and fields", () => {
-    const line = JSON.stringify({ event: 'WriteRefused', message: 'refused', status: 400 });
+    const line = JSON.stringify({ event: 'RequestRefused', message: 'refused', status: 400 });
     expect(functionLogRecord('warning', 'user', line, 'v1-target-events')).toEqual({
       level: 'warn',
-      event: 'WriteRefused',
+      event: 'RequestRefused',
       fields: { message: 'refused', status: 400 },
     });
   });
