@@ -8,6 +8,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { dashboardHtml } from '../../shared/app/dashboard/dashboard-page';
 import { type AppHost, git, startAppHost } from '../support/app/app-host';
 import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
@@ -176,6 +177,19 @@ it('shows refused credentials as Stalled, and "Retry now" with a write token pub
   expect(consoleErrors).toEqual([
     'Failed to load resource: the server responded with a status of 403 (Forbidden)',
   ]);
+});
+
+it('offers no "Forget token" when the server asks for none (auth disabled)', async () => {
+  const other = await browser.newPage();
+  // the page as a server with `server.auth: disabled` serves it; the script and style are this server's
+  await other.route('**/api/dashboard?*', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: dashboardHtml('disabled') }),
+  );
+  await other.goto(`${app.host.url}/api/dashboard?interval=300`);
+  await other.locator('#forget-token').waitFor({ state: 'attached' });
+  expect(await other.locator('#forget-token').isHidden()).toBe(true);
+  expect(await page.locator('#forget-token').isVisible()).toBe(true);
+  await other.close();
 });
 
 async function expectValue(read: () => Promise<string | null>, expected: string): Promise<void> {
