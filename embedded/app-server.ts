@@ -2,19 +2,22 @@
  * Serves the app's HTTP functions at `/api/<route>`: builds the worker's RPC HTTP data, invokes the
  * function through the programming model, and writes the response it converted. A request is
  * refused before any function runs when its Host is not a name the server answers to (400/421),
- * its path is not valid percent-encoding (400), the server already serves its limit of requests
- * (503 + Retry-After) or its declared body is over the limit (413). The body is read only when the
+ * its path is not valid percent-encoding (400), its source already has its limit of requests in
+ * flight (429 + Retry-After), the server already serves its limit of requests (503 + Retry-After)
+ * or its declared body is over the limit (413); probes (`request-limits.ts`) have an allowance of
+ * their own. Headers and the whole request have deadlines (408). The body is read only when the
  * function reads it, so a function that refuses a request first (a missing token) reads none of it;
  * a body that grows past the limit while it is read is answered 413 by the host.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { HostContext } from './host-context';
 import { allowedHostNames, hostHeaderProblem } from './host-header';
 import { BodyTooLargeError, sendJson } from './http-body';
 import { findRoute, MalformedPathError } from './http-routes';
 import { invokeFunction } from './invoke';
+import { requestLimits } from './request-limits';
 
 interface RpcHttpResponse {
   statusCode?: string;
@@ -30,6 +33,12 @@ export interface AppServerOptions {
   bodyLimitBytes: number;
   /** Requests served at once; more are answered 503 with Retry-After. */
   maxConcurrentRequests: number;
+  /** Requests one source (a token, else an address) has in flight; more are answered 429 with Retry-After. */
+  maxRequestsPerSource: number;
+  /** How long a client has to send a request's headers; then 408. */
+  headersTimeoutMs: number;
+  /** How long a client has to send a whole request, headers and body; then 408. */
+  requestTimeoutMs: number;
   /** Host names the server answers to besides loopback names and the address it is bound to. */
   allowedHosts?: readonly string[];
   /** PEM certificate chain and key: serve HTTPS (what admission webhooks and the forwarder require). */
@@ -49,29 +58,27 @@ export async function startAppServer(
   options: AppServerOptions,
 ): Promise<{ server: Server; url: string }> {
   const allowed = allowedHostNames(options.host, options.allowedHosts);
-  let inFlight = 0;
+  const limits = requestLimits(options);
+  // the response a connection is writing, so that a deadline never corrupts one already started
+  const responding = new WeakMap<Socket, ServerResponse>();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const hostProblem = hostHeaderProblem(req.headers.host, allowed);
     if (hostProblem) {
       const error = hostProblem.status === 400 ? 'invalid-input' : 'misdirected-request';
       return refuse(req, res, hostProblem.status, { error, message: hostProblem.message });
     }
-    if (inFlight >= options.maxConcurrentRequests) {
-      return refuse(
-        req,
-        res,
-        503,
-        {
-          error: 'not-ready',
-          message: `The host serves ${options.maxConcurrentRequests} requests at once; retry.`,
-        },
-        { 'retry-after': '1' },
-      );
+    const admitted = limits.admit(req);
+    if (typeof admitted !== 'function') {
+      const { status, ...body } = admitted;
+      return refuse(req, res, status, body, { 'retry-after': '1' });
     }
-    inFlight++;
-    res.once('close', () => inFlight--);
+    responding.set(req.socket, res);
+    res.once('close', () => {
+      admitted();
+      responding.delete(req.socket);
+    });
     serve(host, functions, req, res, options.bodyLimitBytes).catch((e: unknown) => {
-      if (res.headersSent) return void res.end();
+      if (res.headersSent || req.socket.destroyed) return void res.end();
       if (e instanceof BodyTooLargeError) return refuse(req, res, 413, tooLarge(e.limitBytes));
       if (e instanceof MalformedPathError)
         return sendJson(res, 400, { error: 'invalid-input', message: e.message });
@@ -82,9 +89,18 @@ export async function startAppServer(
       sendJson(res, 500, { error: 'internal-error', message: 'The function failed.' });
     });
   };
+  const deadlines = {
+    headersTimeout: options.headersTimeoutMs,
+    requestTimeout: options.requestTimeoutMs,
+    // how often Node checks the deadlines: a tenth of the shorter, within 50 ms and 1 s
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(options.headersTimeoutMs / 10))),
+  };
   const server: Server = options.tls
-    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handle)
-    : createServer(handle);
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key, ...deadlines }, handle)
+    : createServer(deadlines, handle);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket, responding.get(socket), options),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
@@ -92,6 +108,50 @@ export async function startAppServer(
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return { server, url: `${options.tls ? 'https' : 'http'}://${shownHost}:${port}` };
+}
+
+/**
+ * What Node's server does with a connection that failed before or while its request was read
+ * (lib/_http_server.js, socketOnError), with the contract's JSON body: a missed deadline is 408,
+ * headers too large 431, anything else that is not HTTP 400; nothing is written over a response
+ * already started, and a reset connection is only closed.
+ */
+function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  response: ServerResponse | undefined,
+  options: Pick<AppServerOptions, 'headersTimeoutMs' | 'requestTimeoutMs'>,
+): void {
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) return void socket.destroy();
+  const [status, text, body] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ([
+          408,
+          'Request Timeout',
+          {
+            error: 'request-timeout',
+            message: response
+              ? `The request body was not received within ${options.requestTimeoutMs} ms of the request's start.`
+              : `The request headers were not received within ${options.headersTimeoutMs} ms.`,
+          },
+        ] as const)
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? ([
+            431,
+            'Request Header Fields Too Large',
+            { error: 'invalid-input', message: 'The request headers are too large.' },
+          ] as const)
+        : ([
+            400,
+            'Bad Request',
+            { error: 'invalid-input', message: 'The request is not valid HTTP/1.1.' },
+          ] as const);
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+  );
+  socket.destroySoon();
 }
 
 /** Answers without reading the body, and closes the connection rather than drain a body nobody wants. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Another live host holds the data folder: two hosts on one store would run the same work twice. */
@@ -25,6 +25,20 @@ export interface DataFolderLock {
 const LOCK_FILE = 'host.lock';
 
 /**
+ * The data folder holds every accepted change, its payloads and the durable state: only this user
+ * may list or read it (0700), also when an earlier release created it open. A folder this user does
+ * not own (a volume's root, whose group the kubelet sets) keeps its mode: the files in it are 0600.
+ */
+function keepPrivate(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dataDir, 0o700);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+  }
+}
+
+/**
  * Takes the data folder for this host: `host.lock` holds the process id and a token. A lock left by
  * a process that is gone (a crash, a kill) is taken over; so is one of this same process, whose
  * earlier host can no longer run (a container restarted under the same pid, or a test's host
@@ -35,12 +49,12 @@ export function lockDataFolder(
   dataDir: string,
   { pid = process.pid, isAlive = processIsAlive }: { pid?: number; isAlive?: (pid: number) => boolean } = {},
 ): DataFolderLock {
-  mkdirSync(dataDir, { recursive: true });
+  keepPrivate(dataDir);
   const path = join(dataDir, LOCK_FILE);
   const content = `${pid} ${randomUUID()}\n`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(path, content, { flag: 'wx' });
+      writeFileSync(path, content, { flag: 'wx', mode: 0o600 });
       return {
         release() {
           if (readLock(path) === content) rmSync(path, { force: true });

@@ -46,6 +46,15 @@ export interface HostOptions {
   /** HTTP requests the app server serves at once (default 64); more get 503 with Retry-After. */
   maxConcurrentRequests?: number;
   /**
+   * HTTP requests one source (its bearer token, else its address) may have in flight (default 16);
+   * more get 429 with Retry-After. Probes (`/api/healthz`, `/metrics`) count apart from both limits.
+   */
+  maxRequestsPerSource?: number;
+  /** How long a client has to send a request's headers (default 10 s); then 408. */
+  headersTimeoutMs?: number;
+  /** How long a client has to send a whole request, body included (default 60 s); then 408. */
+  requestTimeoutMs?: number;
+  /**
    * Host names the app server answers to besides loopback names and the address it listens on
    * (a name a proxy forwards); other names get 421. Listening on every interface without this list
    * takes any name.
@@ -102,6 +111,12 @@ export interface HostHandle {
 const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 // Bounds what unauthenticated clients can hold: each request in flight can buffer up to the body limit.
 const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
+// A quarter of the host's slots: one token (one cluster, or one leaked token) never holds them all.
+const DEFAULT_MAX_REQUESTS_PER_SOURCE = 16;
+// Headers are a few hundred bytes; a 10 MiB body within a minute is 1.4 Mbit/s, slower than any
+// apiserver or forwarder link that works at all.
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** Starts a host. */
 export async function startHost(options: HostOptions): Promise<HostHandle> {
@@ -117,7 +132,9 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
   if (options.register) options.register();
   else if (options.appEntry) require(options.appEntry);
   const functions = [...registry.functions.values()];
-  log('info', 'AppLoaded', { functions: functions.map((f) => `${f.name} (${f.trigger.type})`) });
+  // the count at start, the list (a line of 27 names) only when asked for: LOG_LEVEL=debug
+  log('info', 'AppLoaded', { functions: functions.length });
+  log('debug', 'AppFunctions', { functions: functions.map((f) => `${f.name} (${f.trigger.type})`) });
 
   const settings =
     typeof options.hostJson === 'string'
@@ -195,6 +212,9 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     port: options.port ?? 7071,
     bodyLimitBytes,
     maxConcurrentRequests: options.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS,
+    maxRequestsPerSource: options.maxRequestsPerSource ?? DEFAULT_MAX_REQUESTS_PER_SOURCE,
+    headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     allowedHosts: options.allowedHosts,
     tls: options.tls,
   }).catch(async (error: unknown) => {

@@ -11,6 +11,7 @@ export type LogEvent =
   | 'HostStopping'
   | 'HostStopped'
   | 'AppLoaded'
+  | 'AppFunctions'
   | 'OrchestrationCompleted'
   | 'OrchestrationFailed'
   | 'OrchestrationContinuedAsNew'
@@ -64,8 +65,25 @@ export function jsonLogger(
   return (level, event, fields = {}) => {
     if (ORDER.indexOf(level) < min) return;
     const record: LogRecord = { time: new Date(now()).toISOString(), level, event, ...fields };
-    write(scrubSecrets(format(record)));
+    write(escapeControls(scrubSecrets(format(record))));
   };
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is being escaped.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Every control character of a line escaped (`\n`, `\u001b`, …): fields carry what clients sent
+ * (a decoded path, a target name, a message), and a newline or an ANSI escape in one would forge
+ * a line or repaint the terminal. JSON.stringify escapes C0 only; C1 (`\u009b` is CSI on some
+ * terminals) and the line separators are escaped here too, which JSON readers read back alike.
+ */
+function escapeControls(line: string): string {
+  return line.replace(
+    CONTROL,
+    (char) => SHORT[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  * instance, a raised event, a signal, a finished episode) is one transaction, committed before the
  * acknowledgement is sent, so a `kill -9` loses nothing acknowledged.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { HistoryEvent } from './protocol';
@@ -35,7 +35,10 @@ export class StoreVersionError extends Error {}
  * `synchronous: 'full'` adds an fsync per commit (power-loss safety).
  */
 export function openStore(path: string, options: { synchronous?: 'normal' | 'full' } = {}) {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // SQLite creates the WAL and shared-memory files with the database file's mode: 0600 for all
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
   const db = new Database(path);
   const found = Number(db.pragma('user_version', { simple: true }));
   if (found > STORE_SCHEMA_VERSION) {

@@ -73,8 +73,8 @@ function firstSteps(url: string, repository: string): string {
     `"main" in the local repository ${repository}.`,
     'Post a change:',
     `  curl -X POST ${url}/api/v1/targets/local/events -H 'content-type: application/json' -d '${change}'`,
-    'and, once its commit window closed (5 s), see the commit:',
-    `  git --git-dir=${repository} log --stat main`,
+    'and, once its commit window closed (5 s), see the commit (this prints nothing before the first one):',
+    `  git --git-dir=${repository} log --stat --branches=main`,
     '',
   ].join('\n');
 }

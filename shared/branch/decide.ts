@@ -6,6 +6,7 @@ import { discardPendingWrites } from './discard';
 import { InvalidBranchCommand } from './errors';
 import type { BranchFact } from './facts';
 import {
+  bringRetryForward,
   planPublication,
   recordObservation,
   recordProbeResult,
@@ -41,6 +42,7 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
       applySnapshot(decision, command);
       break;
     case 'RefreshRemote':
+      bringRetryForward(decision);
       requestObservation(decision);
       break;
     case 'Tick':

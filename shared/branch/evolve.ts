@@ -233,6 +233,9 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       return removeWrites(state, new Set(fact.writeIds));
     case 'RetryCleared':
       return withPublication(state, { ...omit(pub, 'retry'), failures: 0 });
+    case 'RetryBroughtForward':
+      if (!pub.retry) return state;
+      return withPublication(state, { ...pub, retry: { ...pub.retry, retryAt: fact.at, delayMs: 0 } });
     case 'ParentRecoveryOpened':
       return withPublication(state, { ...pub, recovery: { openedAt: fact.at, parentSeen: false } });
     case 'ParentProbePlanned':

@@ -127,6 +127,7 @@ export type BranchFact =
   | Fact<'ChangesRefused', { target: string; changes: RefusedChange[] }>
   | Fact<'WritesDiscarded', { writeIds: string[]; reason: string }>
   | Fact<'RetryCleared', { reason: 'nothing-owed' }>
+  | Fact<'RetryBroughtForward', { reason: 'refresh' }>
   | Fact<'ParentRecoveryOpened', { attempt: string; cause: string }>
   | Fact<'ParentProbePlanned', { probe: string; parentBranch: string | null }>
   | Fact<

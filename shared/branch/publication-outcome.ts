@@ -5,7 +5,13 @@
 export type PublicationOutcome = 'published' | 'settled' | FailedOutcome | 'writeRefused';
 
 /** The outcomes that leave the work pending, to be retried. */
-export const FAILED_OUTCOMES = ['remoteMoved', 'transient', 'rejected', 'parentMissing'] as const;
+export const FAILED_OUTCOMES = [
+  'remoteMoved',
+  'transient',
+  'rejected',
+  'parentMissing',
+  'credentialsRefused',
+] as const;
 export type FailedOutcome = (typeof FAILED_OUTCOMES)[number];
 
 /**
@@ -18,6 +24,8 @@ export const FAILURE_KINDS = {
   transient: 'transient',
   rejected: 'rejected',
   parentMissing: 'parent-missing',
+  /** The remote (or its proxy) refused the credentials: only an operator can mend it. */
+  credentialsRefused: 'credentials-refused',
 } as const satisfies Record<FailedOutcome, string>;
 
 /** Why a publication (or a probe) failed. */

@@ -191,6 +191,17 @@ export function updateIntake(decision: Decision): void {
   }
 }
 
+/**
+ * A refresh says the remote changed, or that an operator mended what kept it failing (a revoked
+ * token replaced): a pending retry is due now rather than at its backed-off time. The failure count
+ * stays, so a remote still failing goes on backing off from where it was.
+ */
+export function bringRetryForward(decision: Decision): void {
+  const retry = decision.state.publication.retry;
+  if (!retry || toMs(retry.retryAt) <= decision.atMs) return;
+  record(decision, { type: 'RetryBroughtForward', reason: 'refresh' });
+}
+
 /** Asks for an observation of the remote, unless one is already owed. */
 export function requestObservation(decision: Decision): void {
   if (decision.state.publication.observation !== undefined) return;

@@ -40,6 +40,51 @@ function failingMessage(state: BranchState, atMs: number): string | undefined {
   return `publication failing since ${retry.since}: ${retry.cause.message}; next attempt at ${retry.retryAt} (in ${waitS}s)${paused}`;
 }
 
+/**
+ * What a refusal of the credentials asks of an operator: retrying on the schedule will not mend a
+ * revoked or expired token, so it is said in the status rather than left to look temporary.
+ */
+export const CREDENTIALS_REFUSED_ADVICE =
+  'the remote refused the credentials: replace the token (its variable, or the file auth.tokenFile names, which is read again at each attempt), then POST /api/v1/targets/{target}/refresh to retry at once';
+
+/**
+ * The conditions of a failing branch: a refused credential is `Stalled` (kstatus: it will not
+ * progress without someone acting), any other failure is `Reconciling` while it retries.
+ */
+function failingConditions(
+  state: BranchState,
+  failing: string,
+  parentMissing: boolean,
+  since: string,
+): Condition[] {
+  if (state.publication.retry?.cause.kind === 'credentials-refused') {
+    const message = `${failing}. ${CREDENTIALS_REFUSED_ADVICE}`;
+    return [
+      { type: 'Ready', status: 'False', reason: 'CredentialsRefused', message, lastTransitionTime: since },
+      {
+        type: 'Reconciling',
+        status: 'False',
+        reason: 'CredentialsRefused',
+        message: '',
+        lastTransitionTime: since,
+      },
+      { type: 'Stalled', status: 'True', reason: 'CredentialsRefused', message, lastTransitionTime: since },
+    ];
+  }
+  const reason = parentMissing ? 'ParentBranchNotFound' : 'Progressing';
+  return [
+    { type: 'Ready', status: 'False', reason, message: failing, lastTransitionTime: since },
+    {
+      type: 'Reconciling',
+      status: 'True',
+      reason: 'Progressing',
+      message: failing,
+      lastTransitionTime: since,
+    },
+    { type: 'Stalled', status: 'False', reason: 'Progressing', message: failing, lastTransitionTime: since },
+  ];
+}
+
 /** The branch's publication status at `at`, for the target GET, the driver's custom status and admission. */
 export function publicationStatus(state: BranchState, at: string): PublicationStatus {
   const atMs = toMs(at);
@@ -51,29 +96,7 @@ export function publicationStatus(state: BranchState, at: string): PublicationSt
   const parentMissing = publication.recovery !== undefined && !publication.recovery.parentSeen;
   const since = publication.retry?.since ?? publication.lastPush?.at ?? at;
   const conditions: Condition[] = failing
-    ? [
-        {
-          type: 'Ready',
-          status: 'False',
-          reason: parentMissing ? 'ParentBranchNotFound' : 'Progressing',
-          message: failing,
-          lastTransitionTime: since,
-        },
-        {
-          type: 'Reconciling',
-          status: 'True',
-          reason: 'Progressing',
-          message: failing,
-          lastTransitionTime: since,
-        },
-        {
-          type: 'Stalled',
-          status: 'False',
-          reason: 'Progressing',
-          message: failing,
-          lastTransitionTime: since,
-        },
-      ]
+    ? failingConditions(state, failing, parentMissing, since)
     : [
         {
           type: 'Ready',

@@ -26,7 +26,7 @@ export function describeConfigOrigin(origin: ConfigOrigin): string {
 
 /** The secrets the configuration names, resolved from the environment. */
 export type ConfigSecrets = {
-  /** Git token per repository name, for repositories with a static `auth` (a `tokenEnv`). */
+  /** Git token per repository name, for repositories with a static `auth` naming a `tokenEnv` (a `tokenFile` is read at each call). */
   repositoryTokens: Record<string, Secret>;
   /** A GitHub App's private key (PEM) per repository name, for repositories with `auth.kind: github-app`. */
   repositoryAppKeys?: Record<string, Secret>;
@@ -116,6 +116,9 @@ export async function loadConfig({
     if (!isRemoteUrl(repository.url) && !isAbsolute(repository.url)) {
       repository.url = resolve(baseDir, repository.url);
     }
+    if (repository.auth?.kind === 'static' && repository.auth.tokenFile !== undefined) {
+      repository.auth.tokenFile = resolve(baseDir, repository.auth.tokenFile);
+    }
   }
   const port = nonEmpty(env.PORT);
   if (port !== undefined) {
@@ -169,7 +172,7 @@ function resolveSecrets(config: KubescribeConfig, env: Env, missing: MissingVari
   const repositoryTokens: Record<string, Secret> = {};
   const repositoryAppKeys: Record<string, Secret> = {};
   config.repositories.forEach((repository, index) => {
-    if (repository.auth?.kind === 'static') {
+    if (repository.auth?.kind === 'static' && repository.auth.tokenEnv !== undefined) {
       repositoryTokens[repository.name] = read(
         repository.auth.tokenEnv,
         `repositories[${index}].auth.tokenEnv`,

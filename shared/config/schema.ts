@@ -79,7 +79,7 @@ const repositoryUrl = z.string().superRefine((url, ctx) => {
 
 /** Which fields each kind of Git credentials takes (docs/configuration.md, "Git credentials"). */
 const AUTH_FIELDS = {
-  static: { required: ['tokenEnv'], optional: ['username'] },
+  static: { required: [], optional: ['username', 'tokenEnv', 'tokenFile'] },
   'azure-identity': { required: [], optional: ['clientId'] },
   'github-app': { required: ['appId', 'installationId', 'privateKeyEnv'], optional: ['apiUrl'] },
 } as const;
@@ -97,6 +97,11 @@ const repositoryAuth = z
     kind: z.enum(['static', 'azure-identity', 'github-app']).default('static'),
     username: z.string().min(1).optional(),
     tokenEnv: envVar.optional(),
+    /**
+     * A file holding the token (a mounted Kubernetes Secret): read again at each Git call, so a
+     * token replaced on disk is used without a restart.
+     */
+    tokenFile: z.string().min(1).max(4096).optional(),
     /** A user-assigned identity's client id (else `AZURE_CLIENT_ID`, else the system identity). */
     clientId: z
       .string()
@@ -136,13 +141,23 @@ const repositoryAuth = z
         ctx.addIssue({ code: 'custom', path: [field], message: `is not used with kind ${value.kind}` });
       }
     }
+    if (value.kind === 'static' && (value.tokenEnv === undefined) === (value.tokenFile === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tokenEnv'],
+        message: 'name the token with exactly one of tokenEnv (a variable) or tokenFile (a file)',
+      });
+    }
   })
   .transform((value) => {
     switch (value.kind) {
       case 'static':
         return {
           kind: 'static' as const,
-          tokenEnv: value.tokenEnv!,
+          // exactly one of them, as checked above
+          ...(value.tokenFile !== undefined
+            ? { tokenFile: value.tokenFile, tokenEnv: undefined }
+            : { tokenEnv: value.tokenEnv!, tokenFile: undefined }),
           ...(value.username ? { username: value.username } : {}),
         };
       case 'azure-identity':
@@ -342,9 +357,22 @@ const server = z
     host: z.string().min(1).prefault('127.0.0.1'),
     port: z.number().int().min(0).max(65535).prefault(7071),
     auth: z.enum(['required', 'disabled']).prefault('required'),
+    /**
+     * `token`: `/metrics` asks for a source's bearer token (one with `access: read` is enough), for
+     * a server whose address others reach; `none` (the default) leaves it open, as Prometheus
+     * scrapes by default.
+     */
+    metricsAuth: z.enum(['none', 'token']).prefault('none'),
   })
   .prefault({})
   .superRefine((value, ctx) => {
+    if (value.auth === 'disabled' && value.metricsAuth === 'token') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metricsAuth'],
+        message: 'needs auth: required (there are no tokens to ask for)',
+      });
+    }
     if (value.auth === 'disabled' && !isLoopbackHost(value.host)) {
       ctx.addIssue({
         code: 'custom',

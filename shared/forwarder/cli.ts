@@ -23,9 +23,14 @@ interface Io {
  */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h') {
+  if (command === '--help' || command === '-h') {
     io.stdout.write(commandsUsage);
     return 0;
+  }
+  // no command is a usage error: a script that forgot it must not read as done
+  if (command === undefined) {
+    io.stderr.write(`kubescribe: no command given\n\n${commandsUsage}`);
+    return 2;
   }
   if (command === 'help') {
     if (rest[0] === 'forward') io.stdout.write(forwardUsage);

@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../config/duration';
+import { toConfigIssues } from '../config/issues';
 import { mayCarryCredential } from '../config/names';
 import { ForwarderConfigInvalid } from './errors';
 
@@ -109,12 +110,10 @@ export function parseForwarderConfig(text: string): ForwarderConfig {
   }
   const parsed = forwarderConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      path: issue.path.join('.'),
-      message: issue.message,
-    }));
+    // as the service says its own: field paths, one issue a line, in a configuration's words
+    const issues = toConfigIssues(parsed.error);
     throw new ForwarderConfigInvalid(
-      `the configuration is invalid: ${issues.map((i) => `${i.path || '(root)'} ${i.message}`).join('; ')}`,
+      `the configuration is invalid:\n${issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n')}`,
       { issues },
     );
   }

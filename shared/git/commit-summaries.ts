@@ -1,5 +1,4 @@
-import * as fs from 'node:fs';
-import * as git from 'isomorphic-git';
+import { readCheckedCommit } from './checked-objects';
 import { WRITE_TRAILER } from './format-commit';
 
 const TRAILER = new RegExp(`^${WRITE_TRAILER}: (\\S+)\\s*$`, 'gm');
@@ -66,7 +65,7 @@ export function rememberCommit(
 export async function readCommitSummary(gitdir: string, oid: string, cache: object): Promise<CommitSummary> {
   const known = summaries.get(oid);
   if (known) return known;
-  const { commit } = await git.readCommit({ fs, gitdir, oid, cache });
+  const commit = await readCheckedCommit(gitdir, oid, cache);
   const summary = summaryOf({
     tree: commit.tree,
     parent: commit.parent[0] ?? null,

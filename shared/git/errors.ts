@@ -27,6 +27,18 @@ export class WriteRefused extends KubescribeError<{ writeId: string; cause: stri
   }
 }
 
+/** An object read from a repository or the object cache does not hash to its id: it is not used. */
+export class GitObjectCorrupt extends KubescribeError<{ oid: string; found: string }> {
+  static readonly code = 'GitObjectCorrupt';
+  readonly code = GitObjectCorrupt.code;
+  constructor(data: { oid: string; found: string }) {
+    super(
+      `Git object ${data.oid} is corrupt on disk (its bytes hash to ${data.found}); it was not used`,
+      data,
+    );
+  }
+}
+
 /** A Git call ran past its bound; the socket was closed and nothing half-written is reused. */
 export class GitStepTimedOut extends KubescribeError<{ step: string; afterMs: number }> {
   static readonly code = 'GitStepTimedOut';

@@ -1,7 +1,6 @@
-import * as fs from 'node:fs';
-import * as git from 'isomorphic-git';
 import { boundStep } from './bound-step';
 import { boundedHttp } from './bounded-http';
+import { readCheckedCommit } from './checked-objects';
 import { compactObjectCache } from './compact-object-cache';
 import { authorizationHeader, fixedCredentials, type GitCredentials, sameAuth } from './credentials';
 import { discoverRefs } from './discover-refs';
@@ -92,8 +91,9 @@ export function openHttpSession({
   };
   const bounded = <T>(step: 'advertise' | 'probe' | 'fetch' | 'push', run: (s: AbortSignal) => Promise<T>) =>
     boundStep({ step, ms: callTimeoutMs, clock, ...(signal ? { signal } : {}), run });
+  // a tip whose commit is missing or corrupt on disk is fetched again, into a fresh cache if need be
   const readable = async (dir: string, oid: string) =>
-    git.readCommit({ fs, gitdir: dir, oid }).then(
+    readCheckedCommit(dir, oid, {}).then(
       () => true,
       () => false,
     );

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import { z } from 'zod';
 import { buildCommits } from './build-commits';
+import { readCheckedTree } from './checked-objects';
 import { classifyFailure, refusalResult } from './classify-failure';
 import { readCommitSummary } from './commit-summaries';
 import type { GitCredentials } from './credentials';
@@ -266,7 +267,7 @@ async function publishAttempts({
       landed,
       store,
       maxObjectBytes,
-      readTree: async (oid) => (await git.readTree({ fs, gitdir, oid, cache })).tree,
+      readTree: (oid) => readCheckedTree(gitdir, oid, cache),
       readBlob: async (oid) => {
         try {
           return (await git.readBlob({ fs, gitdir, oid, cache })).blob;

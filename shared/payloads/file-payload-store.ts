@@ -21,10 +21,11 @@ export function createFilePayloadStore({ folder }: { folder: string }): PayloadS
       const path = pathOf(digestOf(ref));
       if (await exists(path)) return ref;
       const directory = join(path, '..');
-      await mkdir(directory, { recursive: true });
+      await mkdir(directory, { recursive: true, mode: 0o700 });
       const temporary = join(directory, `.${digestOf(ref)}.${randomUUID()}.tmp`);
       try {
-        const handle = await open(temporary, 'wx');
+        // cluster objects: readable by kubescribe's user only
+        const handle = await open(temporary, 'wx', 0o600);
         try {
           await handle.writeFile(bytes);
           await handle.sync();

@@ -26,9 +26,9 @@ export function createFileKeyEscrow({ folder }: { folder: string }): KeyEscrowSt
   return {
     async put(name, wrapped) {
       const path = pathOf(name);
-      await mkdir(join(path, '..'), { recursive: true });
+      await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
       const temporary = `${path}.${randomUUID()}.tmp`;
-      await writeFile(temporary, wrapped, { flush: true });
+      await writeFile(temporary, wrapped, { flush: true, mode: 0o600 });
       await rename(temporary, path);
     },
     async get(name) {

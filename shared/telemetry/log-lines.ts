@@ -77,7 +77,7 @@ export function logLineOf(
         'info',
         `save ${occurrence.saveId} on ${b(occurrence.branch)} resolved ${occurrence.outcome} (${occurrence.reason})${occurrence.commit ? ` in ${occurrence.commit.slice(0, 12)}` : ''}`,
       );
-    case 'WriteRefused':
+    case 'RequestRefused':
       return line(
         occurrence.status === 429 ? 'warn' : 'info',
         `${occurrence.route} answered ${occurrence.status} ${occurrence.reason}: ${occurrence.message}`,

@@ -71,6 +71,12 @@ export const METRICS = [
     ['branch'],
     '1 while the branch answers new changes 429 (its budget is full).',
   ),
+  define(
+    'kubescribe_credentials_refused',
+    'gauge',
+    ['branch'],
+    '1 while the branch waits on credentials the remote refused (HTTP 401/403): Stalled until they are replaced.',
+  ),
   define('kubescribe_intake_pauses_total', 'counter', ['branch'], 'Times the branch paused its intake.'),
   define('kubescribe_window_open', 'gauge', ['branch'], '1 while the branch has an open commit window.'),
   define('kubescribe_windows_opened_total', 'counter', ['branch', 'target'], 'Commit windows opened.'),
@@ -166,7 +172,7 @@ export function recordOccurrence(backend: MetricBackend, occurrence: Occurrence)
       backend.add('kubescribe_events_accepted_total', { target, intake }, accepted);
       return;
     }
-    case 'WriteRefused':
+    case 'RequestRefused':
       backend.add(
         'kubescribe_requests_refused_total',
         { target: occurrence.target ?? '', status: String(occurrence.status), reason: occurrence.reason },
@@ -179,6 +185,7 @@ export function recordOccurrence(backend: MetricBackend, occurrence: Occurrence)
       backend.set('kubescribe_pending_bytes', branch, occurrence.pendingBytes);
       backend.set('kubescribe_intake_paused', branch, occurrence.intakePaused ? 1 : 0);
       backend.set('kubescribe_window_open', branch, occurrence.windowOpen ? 1 : 0);
+      backend.set('kubescribe_credentials_refused', branch, occurrence.credentialsRefused ? 1 : 0);
       return;
     }
     case 'IntakePaused':

@@ -20,7 +20,7 @@ export type Occurrence =
     >
   /** A request was answered 4xx; `target` only when it names a configured one. */
   | Occurrence_<
-      'WriteRefused',
+      'RequestRefused',
       {
         route: string;
         status: number;
@@ -75,6 +75,8 @@ export type Occurrence =
         pendingBytes: number;
         intakePaused: boolean;
         windowOpen: boolean;
+        /** The pending retry follows a refusal of the credentials (the status says Stalled). */
+        credentialsRefused: boolean;
       }
     >
   /** A source configured with `quietAfter` has sent nothing for that long (reported once). */

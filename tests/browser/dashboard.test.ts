@@ -8,6 +8,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { dashboardHtml } from '../../shared/app/dashboard/dashboard-page';
 import { type AppHost, git, startAppHost } from '../support/app/app-host';
 import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
@@ -135,6 +136,60 @@ it('shows an outage: the retry time, the last error and intake paused (429)', as
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
   expect(consoleErrors).toEqual([]);
+});
+
+it('shows refused credentials as Stalled, and "Retry now" with a write token publishes once they are mended', async () => {
+  await page.setViewportSize({ width: 1100, height: 900 });
+  served.proxy.reset();
+  // what GitHub answers a revoked token (401 with a Basic challenge), on every Git request
+  for (const on of ['refs', 'receive-refs', 'push'] as const) {
+    served.proxy.inject({
+      on,
+      fault: {
+        kind: 'status',
+        status: 401,
+        headers: { 'www-authenticate': 'Basic realm="GitHub"' },
+        body: 'Invalid username or token. Password authentication is not supported for Git operations.',
+      },
+      times: 10_000,
+    });
+  }
+  expect((await app.http('POST', '/api/v1/targets/prod/refresh', undefined, WRITER)).status).toBe(202);
+  await app.advance(1_000);
+  await expectText(prod('[data-badge="stalled"]'), /^Stalled: CredentialsRefused$/);
+  expect(await prod('[data-badge="retrying"]').count()).toBe(0);
+  await expectText(prod('.conditions'), /Stalled: .*HTTP 401.*refresh/);
+  await page.screenshot({ path: join(ARTIFACTS, 'dashboard-credentials-refused.png'), fullPage: true });
+
+  await prod('[data-action="retry-now"]').click();
+  await expectText(prod('[data-field="retry-result"]'), /may only read/);
+
+  served.proxy.reset();
+  await page.evaluate(() => sessionStorage.setItem('kubescribe.readToken', 'writer-token-0123456789'));
+  await prod('[data-action="retry-now"]').click();
+  await expectText(prod('[data-field="retry-result"]'), /^Retry requested\.$/);
+  await app.advance(1_000);
+  await expectText(prod('[data-badge="ready"]'), /Ready/);
+  expect((await git(served.remote, 'ls-tree', '-r', '--name-only', 'main')).split('\n')).toContain(
+    'clusters/prod/shop/configmaps/big.yaml',
+  );
+  // Chromium logs the read token's refused POST itself; nothing else went wrong
+  expect(consoleErrors).toEqual([
+    'Failed to load resource: the server responded with a status of 403 (Forbidden)',
+  ]);
+});
+
+it('offers no "Forget token" when the server asks for none (auth disabled)', async () => {
+  const other = await browser.newPage();
+  // the page as a server with `server.auth: disabled` serves it; the script and style are this server's
+  await other.route('**/api/dashboard?*', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: dashboardHtml('disabled') }),
+  );
+  await other.goto(`${app.host.url}/api/dashboard?interval=300`);
+  await other.locator('#forget-token').waitFor({ state: 'attached' });
+  expect(await other.locator('#forget-token').isHidden()).toBe(true);
+  expect(await page.locator('#forget-token').isVisible()).toBe(true);
+  await other.close();
 });
 
 async function expectValue(read: () => Promise<string | null>, expected: string): Promise<void> {

@@ -73,7 +73,7 @@ describe('while the remote refuses every connection', () => {
       await app.advance(6_000);
     }
     expect(status).toBe(429);
-    expect(app.logs.filter((record) => record.event === 'WriteRefused')).toEqual([
+    expect(app.logs.filter((record) => record.event === 'RequestRefused')).toEqual([
       expect.objectContaining({ level: 'warn', status: 429, reason: 'intake-paused', target: 'prod' }),
     ]);
     const samples = await scrape();

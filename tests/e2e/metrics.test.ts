@@ -149,7 +149,7 @@ describe('after changes, ignored events and refusals are posted and pushed', () 
   });
 
   it('logs each refusal with its status and reason', () => {
-    const refusals = setup.app.logs.filter((record) => record.event === 'WriteRefused');
+    const refusals = setup.app.logs.filter((record) => record.event === 'RequestRefused');
     expect(refusals).toEqual([
       expect.objectContaining({ level: 'info', status: 400, reason: 'invalid-input', target: 'prod' }),
       expect.objectContaining({ level: 'info', status: 404, reason: 'target-not-found' }),

@@ -152,7 +152,7 @@ describe('the read API', () => {
     expect(answer.status).toBe(200);
     const steps: { at: string; kind: string; detail: string }[] = answer.body.steps;
     expect(steps.map((step) => step.at)).toEqual([...steps.map((step) => step.at)].sort().reverse());
-    expect(steps).toContainEqual(expect.objectContaining({ kind: 'plan', detail: 'publish attempt-1' }));
+    expect(steps).toContainEqual(expect.objectContaining({ kind: 'plan', detail: 'publication #1' }));
     expect(steps).toContainEqual(
       expect.objectContaining({
         kind: 'publication',

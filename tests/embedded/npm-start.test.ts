@@ -63,6 +63,13 @@ it('given the built app, when main starts, then it says where it listens, health
     expect(output).toContain(`Data folder: ${dataDir}\n`);
     // The embedded host's fallback task hub name is no setting of this app's.
     expect(output).not.toContain('TestHubName');
+    // the functions are counted at start, not listed
+    const loaded = output.split('\n').find((line) => line.includes('"event":"AppLoaded"'));
+    expect(JSON.parse(loaded!)).toMatchObject({ functions: expect.any(Number) });
+    // the printed way to see the commit works before there is one (no "unknown revision")
+    const gitLog = /^ {2}git (--git-dir=\S+ log .+)$/m.exec(output)?.[1];
+    expect(gitLog).toBeDefined();
+    expect(spawnSync('git', gitLog!.split(' ')).status).toBe(0);
 
     // A second start on the same data folder refuses; one on the same port says how to pick another.
     const port = new URL(url!).port;

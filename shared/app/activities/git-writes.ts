@@ -314,8 +314,8 @@ function failed(outcome: FailedOutcome, message: string): PublicationResult {
 
 /**
  * The Git executor's result as the branch records it: the kinds both know keep their name, and the
- * Git-only ones become the branch outcome that treats them alike (a timeout is transient, a refused
- * login is rejected).
+ * Git-only ones become the branch outcome that treats them alike (a timeout is transient; a refused
+ * login is `credentialsRefused`, which the status shows as Stalled).
  */
 export function toPublicationResult(result: PublishResult): PublicationResult {
   switch (result.kind) {
@@ -337,7 +337,7 @@ export function toPublicationResult(result: PublishResult): PublicationResult {
     case 'rejected':
       return failed(result.kind, result.cause);
     case 'authFailed':
-      return failed('rejected', `authentication failed: ${result.cause}`);
+      return failed('credentialsRefused', `authentication failed: ${result.cause}`);
     case 'parentMissing':
       return failed(
         result.kind,

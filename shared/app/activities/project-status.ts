@@ -22,6 +22,17 @@ export interface ProjectionDone {
 }
 
 /**
+ * Whether the source named `cluster` may write the save's target: only then are its cluster's
+ * credentials used for the save (a save registered before the saves route checked the name, or
+ * with auth disabled, may name any source).
+ */
+function clusterBound(runtime: AppRuntime, cluster: string, target: string | undefined): boolean {
+  const source = runtime.sources.find((candidate) => candidate.name === cluster);
+  if (!source || target === undefined || source.access === 'read') return false;
+  return source.targets.includes('*') || source.targets.includes(target);
+}
+
+/**
  * The `project-status` activity: writes a resolved save's outcome to its CommitRequest in the
  * cluster it came from (the source whose `kubeconfigEnv` names a kubeconfig). A save from a
  * cluster kubescribe cannot reach is served over HTTP only: settled at once. Only a transient
@@ -31,7 +42,10 @@ export async function runProjectStatus(runtime: AppRuntime, rawInput: unknown): 
   const input: ProjectInput = projectInputSchema.parse(rawInput);
   const { effect } = input;
   const { request, status } = effect;
-  const kubeconfig = request.cluster ? runtime.loaded.secrets.sourceKubeconfigs[request.cluster] : undefined;
+  const kubeconfig =
+    request.cluster && clusterBound(runtime, request.cluster, status.target)
+      ? runtime.loaded.secrets.sourceKubeconfigs[request.cluster]
+      : undefined;
   if (!kubeconfig || !request.uid) return projected(effect.saveId, true);
   const written = await projectSaveStatus({
     kubeconfig: kubeconfig.reveal(),

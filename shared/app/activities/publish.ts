@@ -100,7 +100,7 @@ async function land(
     branch: input.branch,
     ...(inFlight.effect.parentBranch ? { parentBranch: inFlight.effect.parentBranch } : {}),
     writes,
-    cacheDir: gitCacheDir(env, input.branchKey),
+    cacheDir: gitCacheDir(env, runtime.loaded.dataDir, input.branchKey),
     callTimeoutMs: limits.gitCallTimeoutMs,
     publishTimeoutMs: limits.publishTimeoutMs,
   });

@@ -4,19 +4,31 @@ import { DefaultAzureCredential } from '@azure/identity';
 import type { RepositoryConfig } from '../../config';
 import { azureDevOpsCredentials } from '../../git/azure-devops-credentials';
 import type { GitCredentials } from '../../git/credentials';
+import { fileTokenCredentials } from '../../git/file-token-credentials';
 import { githubAppCredentials } from '../../git/github-app-credentials';
 import { parseRemote } from '../../git/parse-remote';
 import { type GitAuth, type GitRemote, systemClock } from '../../git/types';
 import type { DriverInput } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
 import { branchKeyFor, repositoryForDisplay } from '../runtime/branch-key';
+import { onFunctionsHost } from '../runtime/hosting';
 
 /**
- * Where each branch keeps its Git object cache: a cache, so any local folder will do; losing it
- * costs one fetch. `KUBESCRIBE_GIT_CACHE` moves it (the app folder is read-only on Azure).
+ * Where each branch keeps its Git object cache: a cache, so losing it costs one fetch, but what it
+ * holds is read into commits, so it lives where only kubescribe writes: under the data folder
+ * (private, 0700) on the embedded host, not at a predictable path in a shared `/tmp` another user
+ * could prepare. On the Functions host the app folder is read-only and the temporary folder is the
+ * instance's own. `KUBESCRIBE_GIT_CACHE` moves it.
  */
-export function gitCacheDir(env: Record<string, string | undefined>, branchKey: string): string {
-  return join(env.KUBESCRIBE_GIT_CACHE || join(tmpdir(), 'kubescribe-git-cache'), branchKey);
+export function gitCacheDir(
+  env: Record<string, string | undefined>,
+  dataDir: string,
+  branchKey: string,
+): string {
+  const root =
+    env.KUBESCRIBE_GIT_CACHE ||
+    (onFunctionsHost(env) ? join(tmpdir(), 'kubescribe-git-cache') : join(dataDir, 'git-cache'));
+  return join(root, branchKey);
 }
 
 /** The configuration no longer binds a driver's branch key to any repository: its work is held. */
@@ -57,7 +69,7 @@ export function remoteOf(
 ): { remote: GitRemote; credentials?: GitCredentials } {
   const token = runtime.loaded.secrets.repositoryTokens[repository.name]?.reveal();
   const auth: GitAuth | undefined =
-    token === undefined || repository.auth?.kind !== 'static'
+    token === undefined || repository.auth?.kind !== 'static' || repository.auth.tokenFile !== undefined
       ? undefined
       : repository.auth.username
         ? { username: repository.auth.username, token }
@@ -75,7 +87,14 @@ function expiringCredentialsOf(
   repository: RepositoryConfig,
 ): GitCredentials | undefined {
   const auth = repository.auth;
-  if (!auth || auth.kind === 'static') return undefined;
+  if (!auth) return undefined;
+  if (auth.kind === 'static') {
+    if (auth.tokenFile === undefined) return undefined;
+    return fileTokenCredentials({
+      file: auth.tokenFile,
+      ...(auth.username ? { username: auth.username } : {}),
+    });
+  }
   const known = providers.get(runtime) ?? new Map<string, GitCredentials>();
   providers.set(runtime, known);
   const key = `${repository.name}\n${JSON.stringify(auth)}`;

@@ -58,6 +58,7 @@ table { width: 100%; border-collapse: collapse; font-size: .9rem; }
 th, td { text-align: left; padding: .2rem .4rem; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 .muted { color: GrayText; margin: .25rem 0; }
 .conditions { padding-left: 1.2rem; margin: .25rem 0; }
+.retry { display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; margin: .25rem 0; }
 .history summary { cursor: pointer; margin-top: .75rem; font-weight: 600; }
 .history ol { padding-left: 1.2rem; font-size: .9rem; }
 `;

@@ -14,6 +14,8 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   var forget = document.getElementById('forget-token');
   var timer;
   var openHistory = {};
+  // what the last "Retry now" of each target got, kept across the page's refreshes
+  var retrySaid = {};
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -27,11 +29,11 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
     return node;
   }
 
-  function get(path) {
+  function call(method, path) {
     var headers = { accept: 'application/json' };
     var token = sessionStorage.getItem(TOKEN_KEY);
     if (token) headers.authorization = 'Bearer ' + token;
-    return fetch(api + path, { headers: headers, cache: 'no-store' }).then(function (response) {
+    return fetch(api + path, { method: method, headers: headers, cache: 'no-store' }).then(function (response) {
       return response.json().then(function (body) {
         if (!response.ok) {
           var error = new Error(body.message || response.statusText);
@@ -41,6 +43,29 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
         return body;
       });
     });
+  }
+
+  function get(path) {
+    return call('GET', path);
+  }
+
+  // A refresh makes a pending retry due now (after a token was replaced); only a write token may send it.
+  function retryNow(name, button, said) {
+    button.disabled = true;
+    call('POST', '/targets/' + encodeURIComponent(name) + '/refresh')
+      .then(function () {
+        return 'Retry requested.';
+      })
+      .catch(function (error) {
+        return error.status === 403
+          ? 'This token may only read: retrying needs a write token. ' + error.message
+          : error.message;
+      })
+      .then(function (text) {
+        retrySaid[name] = text;
+        said.textContent = text;
+        button.disabled = false;
+      });
   }
 
   function time(iso) {
@@ -137,11 +162,28 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
     return details;
   }
 
+  function retryPanel(name) {
+    var button = el('button', { type: 'button', 'data-action': 'retry-now', text: 'Retry now' });
+    var said = el('span', {
+      class: 'muted',
+      'data-field': 'retry-result',
+      'aria-live': 'polite',
+      text: retrySaid[name] || '',
+    });
+    button.addEventListener('click', function () {
+      retryNow(name, button, said);
+    });
+    return el('p', { class: 'retry' }, [button, said]);
+  }
+
   function card(summary, status, saves) {
     var pub = status.publication;
     var win = status.window;
     var ready = status.conditions.find(function (c) {
       return c.type === 'Ready';
+    });
+    var stalled = status.conditions.find(function (c) {
+      return c.type === 'Stalled' && c.status === 'True';
     });
     var badges = el('p', { class: 'badges' }, [
       ready && ready.status === 'True'
@@ -149,7 +191,8 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
         : badge(ready ? ready.reason : 'No state yet', 'warn', 'not-ready'),
       status.suspension.suspended ? badge('Suspended', 'warn', 'suspended') : null,
       pub.intakePaused ? badge('429: intake paused', 'bad', 'intake-paused') : null,
-      pub.retryAt ? badge('Retrying', 'bad', 'retrying') : null,
+      stalled ? badge('Stalled: ' + stalled.reason, 'bad', 'stalled') : null,
+      pub.retryAt && !stalled ? badge('Retrying', 'bad', 'retrying') : null,
       status.quietSources.length > 0 ? badge('Source quiet', 'bad', 'source-quiet') : null,
       status.refusedWrites.count > 0 ? badge('Writes refused', 'bad', 'writes-refused') : null,
     ]);
@@ -188,6 +231,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
         field('lastPush', 'Last push', pushLink(pub.lastPush)),
       ]),
       conditions.length ? el('ul', { class: 'conditions' }, conditions) : null,
+      pub.retryAt ? retryPanel(summary.name) : null,
       el('h3', { text: 'Saves' }),
       savesTable(saves),
       el('h3', { text: 'Refused writes (' + status.refusedWrites.count + ')' }),
@@ -197,6 +241,8 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   }
 
   var authRequired = document.querySelector('meta[name="kubescribe-auth"]').content === 'required';
+  // without auth there is no token to forget
+  forget.hidden = !authRequired;
 
   function refresh() {
     clearTimeout(timer);

@@ -77,9 +77,14 @@ function publicationDetail(result: unknown, took: string): string {
 function planDetail(answer: unknown): string {
   const plan = planAnswerSchema.safeParse(answer).data?.plan;
   if (!plan) return 'could not plan';
-  const effects = plan.effects.map((effect) =>
-    effect.attempt ? `${effect.type} ${effect.attempt}` : effect.type,
-  );
+  const effects = plan.effects.map((effect) => {
+    // attempt ids number every publication of the branch, successes included: shown as a number,
+    // not as the count of tries it reads as
+    const publication =
+      effect.type === 'publish' ? /^attempt-(\d+)$/.exec(effect.attempt ?? '')?.[1] : undefined;
+    if (publication) return `publication #${publication}`;
+    return effect.attempt ? `${effect.type} ${effect.attempt}` : effect.type;
+  });
   if (effects.length > 0) return effects.join(', ');
   return plan.nextDeadline ? `nothing due; next deadline ${plan.nextDeadline}` : 'nothing due';
 }

@@ -100,6 +100,7 @@ export function branchOccurrences({
     pendingBytes: after.pendingBytes,
     intakePaused: after.publication.intakePaused,
     windowOpen: after.window !== null,
+    credentialsRefused: after.publication.retry?.cause.kind === 'credentials-refused',
   });
   return occurrences;
 }

@@ -25,7 +25,7 @@ export function reportRefusal({
   if (method === 'GET' || status < 400 || status >= 500) return;
   const retryAfter = headers?.['retry-after'];
   emit({
-    type: 'WriteRefused',
+    type: 'RequestRefused',
     route,
     status,
     reason: error.code,

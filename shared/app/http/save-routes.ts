@@ -1,3 +1,4 @@
+import type { AuthenticatedSource } from '../../api/auth';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
@@ -7,7 +8,7 @@ import type { BranchGateway } from './branch-gateway';
 import { branchHandle } from './branch-handle';
 import { pathParam, type RouteRequest } from './route-request';
 import { saveBodySchema, saveIdSchema, submitSave } from './submit-save';
-import { accessTarget, readTarget } from './target-access';
+import { accessTarget, authenticate, readTarget, targetFor } from './target-access';
 
 interface Deps {
   runtime: AppRuntime;
@@ -16,7 +17,8 @@ interface Deps {
 
 /** `POST /api/v1/targets/{target}/saves`: register a save (idempotent by id). */
 export async function postSave({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
-  const target = accessTarget(runtime, request);
+  const source = authenticate(runtime, request);
+  const target = targetFor(runtime, source, request.params.target ?? '', request.at);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
   const parsed = saveBodySchema.safeParse(body);
   if (!parsed.success) {
@@ -25,6 +27,7 @@ export async function postSave({ runtime, gateway }: Deps, request: RouteRequest
     });
   }
   const save = parsed.data;
+  checkClusterBinding(runtime, source, save.commitRequest?.cluster);
   await submitSave(branchHandle(runtime, gateway, target), save, request.at);
   return {
     status: 202,
@@ -67,6 +70,24 @@ export async function deleteSave({ runtime, gateway }: Deps, request: RouteReque
     });
   }
   return { status: 200, body: { outcome: 'Withdrawn' } };
+}
+
+/**
+ * A save's status is written with the kubeconfig of the cluster it names, so a source may name only
+ * its own cluster (the admission route fills in the source itself): another source's name would
+ * have kubescribe write into that cluster with that cluster's credentials. Without auth there are
+ * no sources to tell apart (a loopback-only setting), and any configured cluster may be named.
+ */
+function checkClusterBinding(
+  runtime: AppRuntime,
+  source: AuthenticatedSource,
+  cluster: string | undefined,
+): void {
+  if (cluster === undefined || runtime.authMode === 'disabled' || cluster === source.name) return;
+  throw new ApiError(
+    'forbidden',
+    `Source "${source.name}" may name only its own cluster in commitRequest.cluster ("${source.name}"): a save's status is written with the named cluster's credentials.`,
+  );
 }
 
 function saveNotFound(branch: string, target: string, id: string): ApiError {

@@ -7,7 +7,12 @@ import type { BranchHandle } from './branch-handle';
 import { SAVE_STATE_BYTES } from './state-room';
 
 export const saveIdSchema = z
-  .string()
+  .string({
+    error: (issue) =>
+      issue.input === undefined
+        ? 'is required: the id the save is known by (re-sending it is idempotent)'
+        : 'must be a string',
+  })
   .regex(/^[A-Za-z0-9._:-]{1,256}$/, 'must be 1-256 letters, digits, ".", "_", ":" or "-"');
 
 /** The body of `POST …/saves` (docs/api.md). */

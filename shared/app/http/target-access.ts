@@ -5,12 +5,14 @@ import {
   checkWriteAccess,
 } from '../../api/auth';
 import { ApiError } from '../../api/errors';
+import { checkSameOrigin } from '../../api/same-origin';
 import { emit } from '../../telemetry/bus';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { RouteRequest } from './route-request';
 
-/** Authenticates the request's source (401). */
+/** Authenticates the request's source (401); without auth, refuses a browser's request from another origin (403). */
 export function authenticate(runtime: AppRuntime, request: RouteRequest): AuthenticatedSource {
+  if (runtime.authMode === 'disabled') checkSameOrigin(request.header);
   return authenticateSource({
     authorization: request.header('authorization'),
     sources: runtime.sources,

@@ -13,7 +13,7 @@ import {
   type EngineSemantics,
   engineChoiceFromEnv,
 } from '../../../embedded/engine-semantics';
-import { type HostHandle, startHost } from '../../../embedded/host';
+import { type HostHandle, type HostOptions, startHost } from '../../../embedded/host';
 import { readHostSettings } from '../../../embedded/host-config';
 import type { LogRecord } from '../../../embedded/log';
 
@@ -69,7 +69,17 @@ export async function startAppHost(
     dataDir = mkdtempSync(join(tmpdir(), 'kubescribe-app-')),
     hostJsonFile = HOST_JSON,
     engine = {},
-  }: { dataDir?: string; hostJsonFile?: string; engine?: AppEngineTiming } = {},
+    server = {},
+  }: {
+    dataDir?: string;
+    hostJsonFile?: string;
+    engine?: AppEngineTiming;
+    /** The app server's limits and deadlines, when a test is about them. */
+    server?: Pick<
+      HostOptions,
+      'maxConcurrentRequests' | 'maxRequestsPerSource' | 'headersTimeoutMs' | 'requestTimeoutMs'
+    >;
+  } = {},
 ): Promise<AppHost> {
   const configFile = join(dataDir, 'kubescribe.json');
   writeFileSync(configFile, JSON.stringify(config));
@@ -128,6 +138,7 @@ export async function startAppHost(
       hostJson,
       semantics,
       seed,
+      ...server,
       ...(semantics === 'exact'
         ? {}
         : {

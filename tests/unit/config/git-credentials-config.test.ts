@@ -71,9 +71,22 @@ describe('a repository’s Git credentials in the configuration', () => {
     expect(await issuesOf({ kind: 'azure-identity', tokenEnv: 'GIT_TOKEN' })).toEqual([
       { path: 'repositories[0].auth.tokenEnv', message: 'is not used with kind azure-identity' },
     ]);
-    expect(await issuesOf({ username: 'x' })).toEqual([
-      { path: 'repositories[0].auth.tokenEnv', message: 'is required with kind static' },
-    ]);
+    const exactlyOne = {
+      path: 'repositories[0].auth.tokenEnv',
+      message: 'name the token with exactly one of tokenEnv (a variable) or tokenFile (a file)',
+    };
+    expect(await issuesOf({ username: 'x' })).toEqual([exactlyOne]);
+    expect(await issuesOf({ tokenEnv: 'GIT_TOKEN', tokenFile: '/var/run/git/token' })).toEqual([exactlyOne]);
+  });
+
+  it('given a token file then no variable is read and a relative path is the configuration folder’s', async () => {
+    const loaded = await loadAuth({ username: 'pat', tokenFile: 'secrets/git-token' });
+    expect(loaded.config.repositories[0]!.auth).toEqual({
+      kind: 'static',
+      username: 'pat',
+      tokenFile: '/srv/secrets/git-token',
+    });
+    expect(loaded.secrets.repositoryTokens).toEqual({});
   });
 
   it('given an unknown kind, a client id that is no GUID or a plain-http API then each is refused', async () => {

@@ -58,7 +58,12 @@ describe('loading the configuration', () => {
       branchSnapshotParts: 2000,
       repositoryConcurrency: 2,
     });
-    expect(loaded.config.server).toEqual({ host: '127.0.0.1', port: 7071, auth: 'required' });
+    expect(loaded.config.server).toEqual({
+      host: '127.0.0.1',
+      port: 7071,
+      auth: 'required',
+      metricsAuth: 'none',
+    });
     expect(loaded.secrets.repositoryTokens.platform?.reveal()).toBe('git-token-value');
     expect(loaded.secrets.sourceTokens['cluster-a']?.reveal()).toBe('cluster-a-token-value');
     expect(loaded.dataDir).toBe('/var/lib/ks');
@@ -94,7 +99,12 @@ describe('loading the configuration', () => {
     expect(loaded.config.targets).toEqual([
       expect.objectContaining({ name: 'local', repository: 'local', branch: 'main', path: '.' }),
     ]);
-    expect(loaded.config.server).toEqual({ host: '127.0.0.1', port: 7071, auth: 'disabled' });
+    expect(loaded.config.server).toEqual({
+      host: '127.0.0.1',
+      port: 7071,
+      auth: 'disabled',
+      metricsAuth: 'none',
+    });
     expect(loaded.payloads).toEqual({ kind: 'file', folder: '/home/me/app/.kubescribe/payloads' });
   });
 

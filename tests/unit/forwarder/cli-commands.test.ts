@@ -21,13 +21,21 @@ const version = (
 ).version;
 
 describe('kubescribe', () => {
-  it('lists its commands when run alone, and with --help or help', async () => {
-    for (const argv of [[], ['--help'], ['help']]) {
+  it('lists its commands with --help or help', async () => {
+    for (const argv of [['--help'], ['help']]) {
       const { code, stdout } = await run(...argv);
       expect(code).toBe(0);
       for (const command of ['forward', 'version', 'help'])
         expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     }
+  });
+
+  it('run alone, says a command is missing and lists them, exiting 2 (a usage error, not success)', async () => {
+    const { code, stdout, stderr } = await run();
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('no command given');
+    expect(stderr).toMatch(/^ {2}forward /m);
   });
 
   it('prints its version', async () => {

@@ -41,9 +41,18 @@ resources: [{ group: apps, version: v1, resource: Deployment }]
       parseForwarderConfig(bad);
     } catch (error) {
       const paths = (error as ForwarderConfigInvalid).data.issues.map((issue) => issue.path);
-      expect(paths).toEqual(expect.arrayContaining(['kubescribe', 'resources.0.resource']));
+      expect(paths).toEqual(expect.arrayContaining(['kubescribe', 'resources[0].resource']));
       expect((error as Error).message).not.toContain('abc');
+      // as the service words its own: one issue a line, a field path, no schema wording
+      expect((error as Error).message).toContain('\n  kubescribe: has a field it does not know: "token"');
+      expect((error as Error).message).not.toMatch(/Unrecognized key|received undefined/);
     }
+  });
+
+  it('names a missing field as required, not as a type', () => {
+    expect(() => parseForwarderConfig('kubescribe: { target: prod }\nresources: []\n')).toThrow(
+      /\n {2}kubescribe\.url: is required \(string\)/,
+    );
   });
 
   it('refuses a token for a plain http webhook on another host, naming the url', () => {

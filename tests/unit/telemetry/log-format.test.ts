@@ -32,6 +32,27 @@ describe('the host logger', () => {
     expect(() => JSON.parse(lines[0]!)).toThrow();
   });
 
+  it('escapes control characters in every field, so a client’s text cannot forge a line or repaint the terminal', () => {
+    // what a request path `/api/v1/targets/x%0A...%1B%5B31m` decodes to in a route parameter
+    const forged = 'x\n12:00:00.000 INFO  PublicationLanded  \u001b[31mall good\u001b[0m\u009b2J';
+    for (const isTTY of [true, false]) {
+      const { log, lines } = captured({}, isTTY);
+      log('warn', 'RequestRefused', { message: `target ${forged} not found`, target: forged, [forged]: 1 });
+      expect(lines).toHaveLength(1);
+      const controls = [...lines[0]!.slice(0, -1)].filter((char) => {
+        const code = char.charCodeAt(0);
+        return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+      });
+      expect(controls).toEqual([]);
+      expect(lines[0]!.match(/\n/g)).toHaveLength(1);
+      if (!isTTY)
+        expect(JSON.parse(lines[0]!)).toMatchObject({
+          target: forged,
+          message: `target ${forged} not found`,
+        });
+    }
+  });
+
   it('formats a record as time, level, event, message and the other fields', () => {
     expect(
       humanLine({
@@ -87,10 +108,10 @@ describe('the host logger', () => {
 
 describe("a function's log line", () => {
   it("keeps the app's own event, level and fields", () => {
-    const line = JSON.stringify({ event: 'WriteRefused', message: 'refused', status: 400 });
+    const line = JSON.stringify({ event: 'RequestRefused', message: 'refused', status: 400 });
     expect(functionLogRecord('warning', 'user', line, 'v1-target-events')).toEqual({
       level: 'warn',
-      event: 'WriteRefused',
+      event: 'RequestRefused',
       fields: { message: 'refused', status: 400 },
     });
   });

@@ -199,7 +199,7 @@ describe('publication results as the branch records them', () => {
     ],
     [
       { kind: 'authFailed', cause: '401' },
-      { outcome: 'rejected', cause: { message: 'authentication failed: 401' } },
+      { outcome: 'credentialsRefused', cause: { message: 'authentication failed: 401' } },
     ],
     [
       { kind: 'parentMissing', parentBranch: 'release' },
