@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
+import { anchored, DEFAULT_AUTHOR_MAPPING } from '../resources/commit-author';
 import { bareNumber, parseDuration } from './duration';
 import {
   checkTargetPath,
@@ -350,6 +351,55 @@ const server = z
     }
   });
 
+const EMAIL_ADDRESS = /^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$/;
+// What a commit header cannot hold (Git refuses the commit): a template with one is refused here.
+const identityTemplate = z
+  .string()
+  .min(1)
+  .max(256)
+  // a pattern's named capture (`$<user>`) is the only `<` or `>` allowed
+  .refine(
+    (text) => !/[<>\p{Cc}]/u.test(text.replace(/\$<[A-Za-z_$][\w$]*>/g, '')),
+    'must not contain <, > or a control character (other than a capture such as $<user>)',
+  );
+const authorIdentity = { name: identityTemplate.optional(), email: identityTemplate.optional() };
+const usernamePattern = z
+  .string()
+  .min(1)
+  .max(512)
+  .superRefine((pattern, ctx) => {
+    try {
+      anchored(pattern);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `is not a regular expression: ${(error as Error).message}` });
+    }
+  });
+/** One rule from a cluster identity to a Git author (docs/configuration.md, "Commit authors"). */
+const authorRule = z
+  .union([
+    z.strictObject({ username: z.string().min(1), ...authorIdentity }),
+    z.strictObject({ usernamePattern, ...authorIdentity }),
+    z.strictObject({ group: z.string().min(1), ...authorIdentity }),
+  ])
+  .refine((rule) => rule.name !== undefined || rule.email !== undefined, 'must give a name, an email or both')
+  .refine(
+    // a pattern's e-mail is checked once filled in (an invalid one falls back to the default form)
+    (rule) => 'usernamePattern' in rule || rule.email === undefined || EMAIL_ADDRESS.test(rule.email),
+    { path: ['email'], message: 'must be an e-mail address such as jane@example.com' },
+  );
+
+const authors = z
+  .strictObject({
+    emailDomain: z
+      .string()
+      .regex(/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)+$/, {
+        message: 'must be a domain name such as users.noreply.example.com',
+      })
+      .prefault(DEFAULT_AUTHOR_MAPPING.emailDomain),
+    rules: z.array(authorRule).max(1000).prefault([]),
+  })
+  .prefault({});
+
 const sensitiveResource = z
   .string()
   .regex(
@@ -371,6 +421,8 @@ export const configFileSchema = z
     limits,
     server,
     sensitiveResources: z.array(sensitiveResource).prefault([]),
+    /** How cluster identities become Git authors (docs/configuration.md, "Commit authors"). */
+    authors,
   })
   .superRefine((config, ctx) => {
     unique(config.repositories, 'repositories', ctx);

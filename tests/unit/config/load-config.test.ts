@@ -516,4 +516,26 @@ describe('what start-up says about a mistake', () => {
       { path: 'repositories[0].createIfMissing', message: expect.stringContaining('local path only') },
     ]);
   });
+
+  it('given no authors when loaded then no rules and the default e-mail domain', async () => {
+    expect((await loadContent(minimal)).config.authors).toEqual({
+      emailDomain: 'noreply.cluster.local',
+      rules: [],
+    });
+  });
+
+  it.each([
+    [
+      { rules: [{ usernamePattern: 'oidc:(', email: 'x@acme.com' }] },
+      'authors.rules[0].usernamePattern',
+      'is not a regular expression',
+    ],
+    [{ rules: [{ username: 'jane' }] }, 'authors.rules[0]', 'must give a name, an email or both'],
+    [{ rules: [{ username: 'jane', email: 'jane' }] }, 'authors.rules[0].email', 'must be an e-mail address'],
+    [{ rules: [{ group: 'ops', name: 'Ops <x>' }] }, 'authors.rules[0].name', 'must not contain <, >'],
+    [{ emailDomain: 'not a domain' }, 'authors.emailDomain', 'must be a domain name'],
+  ])('given authors %j when loaded then the issue names %s', async (authors, path, message) => {
+    const issues = await issuesOf({ ...minimal, authors });
+    expect(issues).toEqual([{ path, message: expect.stringContaining(message) }]);
+  });
 });
