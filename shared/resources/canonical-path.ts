@@ -70,3 +70,21 @@ export function fileName(name: string, extension = EXTENSION): string {
   const keep = MAX_FILE_NAME_BYTES - extension.length - 1 - NAME_HASH_HEX;
   return `${name.slice(0, keep)}~${hash}${extension}`;
 }
+
+/**
+ * The object a file at a canonical path (relative to its target) holds, as a commit body names it:
+ * the resource as kubectl takes it (`deployments.apps`, `configmaps`) and `namespace/name` (the
+ * name alone when cluster-scoped); undefined for a file that is no object's (`.sops.yaml`). A
+ * shortened file name gives its shortened name: the full one is in the file.
+ * @example describeObjectPath('shop/apps/deployments/web.yaml') // 'deployments.apps shop/web'
+ */
+export function describeObjectPath(relativePath: string): string | undefined {
+  const segments = relativePath.split('/');
+  if (segments.length !== 3 && segments.length !== 4) return undefined;
+  const folder = segments[0]!;
+  const file = segments.at(-1)!;
+  const name = file.replace(/(\.sops)?\.yaml$/, '');
+  if (name === file || name === '') return undefined;
+  const resource = segments.length === 4 ? `${segments[2]}.${segments[1]}` : segments[1]!;
+  return folder === CLUSTER_SCOPE_FOLDER ? `${resource} ${name}` : `${resource} ${folder}/${name}`;
+}

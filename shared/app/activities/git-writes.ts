@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FailedOutcome, PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
 import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
+import { describeObjectPath } from '../../resources/canonical-path';
 import { splitHeldSecret } from '../../secrets/key-escrow';
 import {
   heldSecretFile,
@@ -112,9 +113,17 @@ export async function toGitWrites({
       targetPath: write.targetPath,
       operations,
       ...(write.allowEmpty || write.kind === 'save-record' ? { empty: true } : {}),
+      // a window's commit lists the objects it changed; a snapshot's says how many it reconciled
+      ...(write.changes ? { describe: objectsUnder(write.targetPath) } : {}),
     });
   }
   return result;
+}
+
+/** Names the object at a repository path inside the target, as a commit body lists it. */
+function objectsUnder(targetPath: string): (path: string) => string | undefined {
+  const prefix = targetPath === '.' ? '' : `${targetPath}/`;
+  return (path) => (path.startsWith(prefix) ? describeObjectPath(path.slice(prefix.length)) : undefined);
 }
 
 const SECRET_FILE = /(^|\/)secrets\/[^/]+\.sops\.yaml$/;
