@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
 import { anchored, DEFAULT_AUTHOR_MAPPING } from '../resources/commit-author';
+import { escapeSegment, PORTABLE_MAX_TARGET_PATH } from '../resources/portable-path';
 import { bareNumber, parseDuration } from './duration';
 import {
   checkTargetPath,
@@ -243,19 +244,37 @@ const encryption = z.strictObject({
   keyEnv: envVar,
 });
 
-const target = z.strictObject({
-  name,
-  repository: name,
-  branch,
-  parentBranch: branch.optional(),
-  path: targetPath,
-  prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('OnEvent'),
-  window,
-  /** Secrets are recorded, SOPS-encrypted for these recipients, only on a target that has this (docs/secrets.md). */
-  encryption: encryption.optional(),
-  /** Accepted changes are kept and not published while true (docs/api.md, "Suspend and resume"). */
-  suspend: z.boolean().prefault(false),
-});
+const target = z
+  .strictObject({
+    name,
+    repository: name,
+    branch,
+    parentBranch: branch.optional(),
+    path: targetPath,
+    /**
+     * `portable`: file names every common OS can check out (docs/payloads.md, "Portable paths");
+     * `native` (the default, what every earlier release wrote): the names as Kubernetes gives them.
+     */
+    paths: z.enum(['native', 'portable']).prefault('native'),
+    prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('OnEvent'),
+    window,
+    /** Secrets are recorded, SOPS-encrypted for these recipients, only on a target that has this (docs/secrets.md). */
+    encryption: encryption.optional(),
+    /** Accepted changes are kept and not published while true (docs/api.md, "Suspend and resume"). */
+    suspend: z.boolean().prefault(false),
+  })
+  .superRefine((value, ctx) => {
+    if (value.paths !== 'portable') return;
+    // the target's own folder must be portable too, and leave room for the deepest object's path
+    const portable =
+      value.path === '.' || value.path.split('/').every((segment) => escapeSegment(segment) === segment);
+    if (!portable || value.path.length > PORTABLE_MAX_TARGET_PATH)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['path'],
+        message: `with paths: portable, must be at most ${PORTABLE_MAX_TARGET_PATH} characters of a-z, 0-9, ".", "_", "-" and "/", no segment a Windows device name (con, aux, nul…) or ending in "."`,
+      });
+  });
 
 const source = z.strictObject({
   name,

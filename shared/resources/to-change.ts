@@ -82,6 +82,7 @@ export function toChange({
       targetPath: target.path,
       identity,
       ...(encrypt ? { extension: '.sops.yaml' } : {}),
+      ...(target.paths ? { paths: target.paths } : {}),
     }),
     operation,
     ...(content === undefined ? {} : { content }),

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { FailedOutcome, PendingWrite, PublicationResult, SnapshotScope } from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
 import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
-import { describeObjectPath } from '../../resources/canonical-path';
+import { describeObjectPath, type PathMode } from '../../resources/canonical-path';
+import { portableFolder } from '../../resources/portable-path';
 import { splitHeldSecret } from '../../secrets/key-escrow';
 import {
   heldSecretFile,
@@ -43,12 +44,15 @@ export async function toGitWrites({
   readPayload,
   snapshotParts,
   secrets,
+  pathsFor = () => 'native',
 }: {
   writes: readonly PendingWrite[];
   committer: Committer;
   readPayload: (ref: string) => Promise<Uint8Array>;
   snapshotParts: Readonly<Record<string, readonly string[]>>;
   secrets?: SecretFiles;
+  /** How each target names its files now (`native` when absent): where a snapshot sweeps. */
+  pathsFor?: (target: string) => PathMode;
 }): Promise<GitWrite[]> {
   const decoder = new TextDecoder();
   const text = async (ref: string) => decoder.decode(await readPayload(ref));
@@ -87,7 +91,7 @@ export async function toGitWrites({
       }
       operations.push({
         op: 'snapshot',
-        ...snapshotSweep(write.targetPath, write.snapshot.scope),
+        ...snapshotSweep(write.targetPath, write.snapshot.scope, pathsFor(write.target)),
         files,
         prune: write.prune,
       });
@@ -211,11 +215,26 @@ function rotations(
 // The canonical layout (shared/resources/canonical-path.ts) as patterns over path segments: a sweep
 // deletes only files of that shape, never README.md, .github/, .sops.yaml or anything else beside them.
 const LABEL = '[a-z0-9](?:[-a-z0-9]*[a-z0-9])?';
-const NAMESPACE = `(?:_cluster|${LABEL})`;
 const GROUP = `${LABEL}(?:\\.${LABEL})*`;
-const ANY_TYPE = `(?:${GROUP}/)?${LABEL}`;
-// a DNS subdomain, or an RBAC name with colons
-const FILE = '[A-Za-z0-9](?:[A-Za-z0-9:._@-]*[A-Za-z0-9])?\\.yaml';
+// a portable segment (shared/resources/portable-path.ts): encoded, perhaps shortened; never a dot file
+const PORTABLE = '[a-z0-9%][a-z0-9._%~-]*';
+const LAYOUTS = {
+  native: {
+    namespace: `(?:_cluster|${LABEL})`,
+    label: LABEL,
+    anyType: `(?:${GROUP}/)?${LABEL}`,
+    // a DNS subdomain, or an RBAC name with colons
+    file: '[A-Za-z0-9](?:[A-Za-z0-9:._@-]*[A-Za-z0-9])?\\.yaml',
+    folder: (name: string) => name,
+  },
+  portable: {
+    namespace: `(?:_cluster|${PORTABLE})`,
+    label: PORTABLE,
+    anyType: `(?:${PORTABLE}/)?${PORTABLE}`,
+    file: `${PORTABLE}\\.yaml`,
+    folder: portableFolder,
+  },
+} as const;
 
 /**
  * Where a snapshot's sweep may delete: the deepest folder its scope names, and the pattern of the
@@ -223,19 +242,28 @@ const FILE = '[A-Za-z0-9](?:[A-Za-z0-9:._@-]*[A-Za-z0-9])?\\.yaml';
  * (`{namespace|_cluster}/{group}/{resource}/{name}.yaml`, core group omitted): nothing else a
  * repository holds is ever swept, even by an empty snapshot of a root target.
  */
-export function snapshotSweep(targetPath: string, scope: SnapshotScope): { scope: string; match: string } {
+export function snapshotSweep(
+  targetPath: string,
+  scope: SnapshotScope,
+  paths: PathMode = 'native',
+): { scope: string; match: string } {
+  const layout = LAYOUTS[paths];
   const root = targetPath === '.' ? [] : [targetPath];
-  const typeSegments = [...(scope.group ? [scope.group] : []), ...(scope.resource ? [scope.resource] : [])];
+  const typeSegments = [
+    ...(scope.group ? [scope.group] : []),
+    ...(scope.resource ? [scope.resource] : []),
+  ].map(layout.folder);
   const type = scope.resource
     ? typeSegments.map(escapeRegExp).join('/')
     : scope.group
-      ? `${escapeRegExp(scope.group)}/${LABEL}`
-      : ANY_TYPE;
+      ? `${escapeRegExp(typeSegments[0]!)}/${layout.label}`
+      : layout.anyType;
   if (scope.namespace !== undefined) {
-    const folder = [...root, scope.namespace, ...(scope.resource ? typeSegments : [])].join('/') || '.';
-    return { scope: folder, match: scope.resource ? `^${FILE}$` : `^${type}/${FILE}$` };
+    const namespace = layout.folder(scope.namespace);
+    const folder = [...root, namespace, ...(scope.resource ? typeSegments : [])].join('/') || '.';
+    return { scope: folder, match: scope.resource ? `^${layout.file}$` : `^${type}/${layout.file}$` };
   }
-  return { scope: root.join('/') || '.', match: `^${NAMESPACE}/${type}/${FILE}$` };
+  return { scope: root.join('/') || '.', match: `^${layout.namespace}/${type}/${layout.file}$` };
 }
 
 function escapeRegExp(segment: string): string {
