@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
-import { anchored, DEFAULT_AUTHOR_MAPPING } from '../resources/commit-author';
+import { anchored, DEFAULT_AUTHOR_MAPPING, isEmailAddress } from '../resources/commit-author';
 import { escapeSegment, PORTABLE_MAX_TARGET_PATH } from '../resources/portable-path';
 import { bareNumber, parseDuration } from './duration';
 import {
@@ -252,7 +252,8 @@ const target = z
     parentBranch: branch.optional(),
     path: targetPath,
     /**
-     * `portable`: file names every common OS can check out (docs/payloads.md, "Portable paths");
+     * `portable`: file names every common OS can check out (docs/payloads.md, "Case and Windows
+     * names: native and portable paths");
      * `native` (the default, what every earlier release wrote): the names as Kubernetes gives them.
      */
     paths: z.enum(['native', 'portable']).prefault('native'),
@@ -370,7 +371,6 @@ const server = z
     }
   });
 
-const EMAIL_ADDRESS = /^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$/;
 // What a commit header cannot hold (Git refuses the commit): a template with one is refused here.
 const identityTemplate = z
   .string()
@@ -403,7 +403,7 @@ const authorRule = z
   .refine((rule) => rule.name !== undefined || rule.email !== undefined, 'must give a name, an email or both')
   .refine(
     // a pattern's e-mail is checked once filled in (an invalid one falls back to the default form)
-    (rule) => 'usernamePattern' in rule || rule.email === undefined || EMAIL_ADDRESS.test(rule.email),
+    (rule) => 'usernamePattern' in rule || rule.email === undefined || isEmailAddress(rule.email),
     { path: ['email'], message: 'must be an e-mail address such as jane@example.com' },
   );
 

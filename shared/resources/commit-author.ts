@@ -133,9 +133,14 @@ function safeName(name: string | undefined): string | undefined {
   return trimmed && !UNSAFE_IN_NAME.test(trimmed) ? trimmed : undefined;
 }
 
+/** An address a commit author may have (`jane@example.com`). */
+export function isEmailAddress(text: string): boolean {
+  return EMAIL.test(text);
+}
+
 function validEmail(email: string | undefined): string | undefined {
   const trimmed = email?.trim();
-  return trimmed && EMAIL.test(trimmed) ? trimmed : undefined;
+  return trimmed && isEmailAddress(trimmed) ? trimmed : undefined;
 }
 
 /** The name without what breaks a commit header, spaces collapsed; never empty. */

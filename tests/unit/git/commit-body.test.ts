@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { inflateSync } from 'node:zlib';
 import { buildCommits } from '../../../shared/git/build-commits';
 import { LISTED_OBJECTS } from '../../../shared/git/commit-body';
+import { readCommitSummary } from '../../../shared/git/commit-summaries';
 import { createObjectStore } from '../../../shared/git/object-store';
 import type { GitWrite } from '../../../shared/git/types';
 import { describeObjectPath } from '../../../shared/resources/canonical-path';
@@ -29,6 +30,10 @@ async function messagesOf(writes: GitWrite[]): Promise<string[]> {
     if (object.type !== 'commit') continue;
     const text = inflateSync(object.deflated).toString('utf8');
     messages.set(oid, text.slice(text.indexOf('\n\n') + 2));
+  }
+  for (const [id, oid] of Object.entries(result.commits)) {
+    // settlement finds a landed write by its trailer, read from the message's final paragraph only
+    if (oid) expect((await readCommitSummary('/nowhere', oid, {})).writeIds).toEqual([id]);
   }
   return writes.map((write) => {
     const oid = result.commits[write.id];
