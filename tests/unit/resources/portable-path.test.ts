@@ -5,6 +5,7 @@ import {
   escapeSegment,
   PORTABLE_MAX_PATH,
   PORTABLE_MAX_TARGET_PATH,
+  portableFileName,
 } from '../../../shared/resources/portable-path';
 import { checkoutProblem, checkoutProblems } from '../../support/paths/checkout-rules';
 
@@ -134,6 +135,24 @@ describe('portable canonical paths', () => {
     expect(checkoutProblem(written)).toBeUndefined();
     expect(written).toMatch(
       /^clusters\/prod\/n+~[0-9a-f]{32}\/g+~[0-9a-f]{32}\/r+~[0-9a-f]{32}\/x+~[0-9a-f]{32}\.yaml$/,
+    );
+  });
+
+  it('cuts a shortened name between escapes, so its kept start still reads as text', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.constantFrom('a', 'B', ':', '@', '_', '.', '-', '0'), { minLength: 60, maxLength: 251 })
+          .map((characters) => `a${characters.join('')}z`),
+        fc.integer({ min: 100, max: 170 }),
+        (name, folder) => {
+          const file = portableFileName(name, '.yaml', folder);
+          expect(folder + 1 + file.length).toBeLessThanOrEqual(PORTABLE_MAX_PATH);
+          const kept = file.includes('~') ? file.split('~')[0]! : file.slice(0, -'.yaml'.length);
+          expect(() => decodeURIComponent(kept)).not.toThrow();
+          expect(name.startsWith(decodeURIComponent(kept))).toBe(true);
+        },
+      ),
     );
   });
 
