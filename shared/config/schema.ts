@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
+import { anchored, DEFAULT_AUTHOR_MAPPING, isEmailAddress } from '../resources/commit-author';
+import { escapeSegment, PORTABLE_MAX_TARGET_PATH } from '../resources/portable-path';
 import { bareNumber, parseDuration } from './duration';
 import {
   checkTargetPath,
@@ -257,23 +259,42 @@ const encryption = z.strictObject({
   keyEnv: envVar,
 });
 
-const target = z.strictObject({
-  name,
-  repository: name,
-  branch,
-  parentBranch: branch.optional(),
-  path: targetPath,
-  /**
-   * `Always` by default: a resync (the forwarder's snapshots, `POST …/snapshots`) leaves the folder
-   * equal to the cluster within its scope, as the docs promise; `OnEvent` opts out of the sweep.
-   */
-  prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('Always'),
-  window,
-  /** Secrets are recorded, SOPS-encrypted for these recipients, only on a target that has this (docs/secrets.md). */
-  encryption: encryption.optional(),
-  /** Accepted changes are kept and not published while true (docs/api.md, "Suspend and resume"). */
-  suspend: z.boolean().prefault(false),
-});
+const target = z
+  .strictObject({
+    name,
+    repository: name,
+    branch,
+    parentBranch: branch.optional(),
+    path: targetPath,
+    /**
+     * `portable`: file names every common OS can check out (docs/payloads.md, "Case and Windows
+     * names: native and portable paths");
+     * `native` (the default, what every earlier release wrote): the names as Kubernetes gives them.
+     */
+    paths: z.enum(['native', 'portable']).prefault('native'),
+    /**
+     * `Always` by default: a resync (the forwarder's snapshots, `POST …/snapshots`) leaves the folder
+     * equal to the cluster within its scope, as the docs promise; `OnEvent` opts out of the sweep.
+     */
+    prune: z.enum(['Never', 'OnEvent', 'Always']).prefault('Always'),
+    window,
+    /** Secrets are recorded, SOPS-encrypted for these recipients, only on a target that has this (docs/secrets.md). */
+    encryption: encryption.optional(),
+    /** Accepted changes are kept and not published while true (docs/api.md, "Suspend and resume"). */
+    suspend: z.boolean().prefault(false),
+  })
+  .superRefine((value, ctx) => {
+    if (value.paths !== 'portable') return;
+    // the target's own folder must be portable too, and leave room for the deepest object's path
+    const portable =
+      value.path === '.' || value.path.split('/').every((segment) => escapeSegment(segment) === segment);
+    if (!portable || value.path.length > PORTABLE_MAX_TARGET_PATH)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['path'],
+        message: `with paths: portable, must be at most ${PORTABLE_MAX_TARGET_PATH} characters of a-z, 0-9, ".", "_", "-" and "/", no segment a Windows device name (con, aux, nul…) or ending in "."`,
+      });
+  });
 
 const source = z.strictObject({
   name,
@@ -382,6 +403,54 @@ const server = z
     }
   });
 
+// What a commit header cannot hold (Git refuses the commit): a template with one is refused here.
+const identityTemplate = z
+  .string()
+  .min(1)
+  .max(256)
+  // a pattern's named capture (`$<user>`) is the only `<` or `>` allowed
+  .refine(
+    (text) => !/[<>\p{Cc}]/u.test(text.replace(/\$<[A-Za-z_$][\w$]*>/g, '')),
+    'must not contain <, > or a control character (other than a capture such as $<user>)',
+  );
+const authorIdentity = { name: identityTemplate.optional(), email: identityTemplate.optional() };
+const usernamePattern = z
+  .string()
+  .min(1)
+  .max(512)
+  .superRefine((pattern, ctx) => {
+    try {
+      anchored(pattern);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `is not a regular expression: ${(error as Error).message}` });
+    }
+  });
+/** One rule from a cluster identity to a Git author (docs/configuration.md, "Commit authors"). */
+const authorRule = z
+  .union([
+    z.strictObject({ username: z.string().min(1), ...authorIdentity }),
+    z.strictObject({ usernamePattern, ...authorIdentity }),
+    z.strictObject({ group: z.string().min(1), ...authorIdentity }),
+  ])
+  .refine((rule) => rule.name !== undefined || rule.email !== undefined, 'must give a name, an email or both')
+  .refine(
+    // a pattern's e-mail is checked once filled in (an invalid one falls back to the default form)
+    (rule) => 'usernamePattern' in rule || rule.email === undefined || isEmailAddress(rule.email),
+    { path: ['email'], message: 'must be an e-mail address such as jane@example.com' },
+  );
+
+const authors = z
+  .strictObject({
+    emailDomain: z
+      .string()
+      .regex(/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)+$/, {
+        message: 'must be a domain name such as users.noreply.example.com',
+      })
+      .prefault(DEFAULT_AUTHOR_MAPPING.emailDomain),
+    rules: z.array(authorRule).max(1000).prefault([]),
+  })
+  .prefault({});
+
 const sensitiveResource = z
   .string()
   .regex(
@@ -403,6 +472,8 @@ export const configFileSchema = z
     limits,
     server,
     sensitiveResources: z.array(sensitiveResource).prefault([]),
+    /** How cluster identities become Git authors (docs/configuration.md, "Commit authors"). */
+    authors,
   })
   .superRefine((config, ctx) => {
     unique(config.repositories, 'repositories', ctx);

@@ -1,5 +1,6 @@
 import { blobOidOf, contentBytes } from './blob-oid';
 import { checkWritePath } from './check-write-path';
+import { type ObjectChange, withObjectList } from './commit-body';
 import { rememberCommit } from './commit-summaries';
 import { formatCommit } from './format-commit';
 import type { ObjectStore } from './object-store';
@@ -77,8 +78,9 @@ export async function buildCommits({
       commits[write.id] = already;
       continue;
     }
+    const changed: ObjectChange[] = [];
     try {
-      await applyWrite(editor, write, maxObjectBytes, contentOf);
+      await applyWrite(editor, write, maxObjectBytes, contentOf, changed);
     } catch (error) {
       if (error instanceof TreeConflict)
         return { kind: 'writeRefused', writeId: write.id, cause: error.message };
@@ -89,7 +91,8 @@ export async function buildCommits({
       commits[write.id] = null;
       continue;
     }
-    const bytes = formatCommit({ tree: next, parent: head, ...write, writeId: write.id });
+    const message = withObjectList(write.message, changed);
+    const bytes = formatCommit({ tree: next, parent: head, ...write, message, writeId: write.id });
     const oid = store.add('commit', bytes);
     rememberCommit(oid, { tree: next, parent: head, bytes });
     head = oid;
@@ -108,17 +111,34 @@ function readsContent(operation: GitOperation): boolean {
   return operation.op === 'edit' || (operation.op === 'remove-matching' && operation.selects !== undefined);
 }
 
+/** Applies the write's operations; what its put and delete operations did to objects goes to `changed`. */
 async function applyWrite(
   editor: TreeEditor,
   write: GitWrite,
   maxObjectBytes: number,
   contentOf: ReadBlob,
+  changed: ObjectChange[],
 ): Promise<void> {
   const target = write.targetPath;
   if (target !== '.') segmentsOf(target, '.');
   for (const operation of write.operations) {
     checkSizes(operation, maxObjectBytes);
+    const path = operation.op === 'put' || operation.op === 'delete' ? operation.path : undefined;
+    const object = path === undefined ? undefined : write.describe?.(path);
+    if (path === undefined || object === undefined) {
+      await applyOperation(editor, operation, target, contentOf);
+      continue;
+    }
+    // the verb is what the commit does to the file: the tree before and after, not the cluster's verb
+    const segments = segmentsOf(path, target);
+    const before = await editor.blobOid(segments);
     await applyOperation(editor, operation, target, contentOf);
+    const after = await editor.blobOid(segments);
+    if (before === after) continue;
+    changed.push({
+      verb: before === undefined ? 'create' : after === undefined ? 'delete' : 'update',
+      object,
+    });
   }
 }
 

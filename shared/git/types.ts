@@ -136,6 +136,16 @@ export const GitWriteSchema = z
     operations: z.array(GitOperationSchema),
     /** An empty save record: always commits, even when the tree does not change. */
     empty: z.boolean().optional(),
+    /**
+     * Names the object a file is, as the commit's body lists what the commit created, updated and
+     * deleted (undefined for a file that is no object's); without it the message is as given.
+     */
+    describe: z
+      .custom<(path: string) => string | undefined>(
+        (value) => typeof value === 'function',
+        'must be a function',
+      )
+      .optional(),
   })
   .strict();
 /** A pending write: becomes exactly one commit, or none when it changes nothing. */

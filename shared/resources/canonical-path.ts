@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { ResourceIdentity } from './change';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName } from './names';
+import { decodeSegment, portableFileName, portableFolder } from './portable-path';
+
+/**
+ * How a target names its files: `native`, the names as Kubernetes gives them (what every release
+ * before 0.4.0 wrote); `portable`, encoded so that Windows and macOS can check them out
+ * (shared/resources/portable-path.ts).
+ */
+export type PathMode = 'native' | 'portable';
 
 /** The folder for cluster-scoped objects: not a valid namespace name, so it never collides with one. */
 export const CLUSTER_SCOPE_FOLDER = '_cluster';
@@ -25,11 +33,13 @@ export function canonicalPath({
   targetPath,
   identity,
   extension = EXTENSION,
+  paths = 'native',
 }: {
   targetPath: string;
   identity: Pick<ResourceIdentity, 'group' | 'resource' | 'namespace' | 'name'>;
   /** `.sops.yaml` for a Secret encrypted with SOPS. */
   extension?: '.yaml' | '.sops.yaml';
+  paths?: PathMode;
 }): string {
   const { group, resource, namespace, name } = identity;
   if (!isGroupName(group) || !isResourceName(resource) || !isObjectName(name, group)) {
@@ -38,13 +48,14 @@ export function canonicalPath({
   if (namespace !== undefined && !isNamespaceName(namespace)) {
     throw new TypeError('canonicalPath: namespace is not a Kubernetes namespace name');
   }
-  const segments = [
-    namespace ?? CLUSTER_SCOPE_FOLDER,
-    ...(group === '' ? [] : [group]),
-    resource,
-    fileName(name, extension),
-  ];
   const prefix = normalizeTargetPath(targetPath);
+  const folders = [namespace ?? CLUSTER_SCOPE_FOLDER, ...(group === '' ? [] : [group]), resource];
+  if (paths === 'native') return joined(prefix, [...folders, fileName(name, extension)]);
+  const folder = joined(prefix, folders.map(portableFolder));
+  return `${folder}/${portableFileName(name, extension, folder.length)}`;
+}
+
+function joined(prefix: string, segments: string[]): string {
   return prefix === '' ? segments.join('/') : `${prefix}/${segments.join('/')}`;
 }
 
@@ -90,4 +101,23 @@ export function fileName(name: string, extension = EXTENSION): string {
   const hash = createHash('sha256').update(name).digest('hex').slice(0, NAME_HASH_HEX);
   const keep = MAX_FILE_NAME_BYTES - extension.length - 1 - NAME_HASH_HEX;
   return `${name.slice(0, keep)}~${hash}${extension}`;
+}
+
+/**
+ * The object a file at a canonical path (relative to its target, native or portable) holds, as a commit body names it:
+ * the resource as kubectl takes it (`deployments.apps`, `configmaps`) and `namespace/name` (the
+ * name alone when cluster-scoped); undefined for a file that is no object's (`.sops.yaml`). A
+ * shortened file name gives its shortened name: the full one is in the file.
+ * @example describeObjectPath('shop/apps/deployments/web.yaml') // 'deployments.apps shop/web'
+ */
+export function describeObjectPath(relativePath: string): string | undefined {
+  // a portable path's segments decode to the names; a native one's are the names (they hold no `%`)
+  const segments = relativePath.split('/').map((segment) => decodeSegment(segment) ?? segment);
+  if (segments.length !== 3 && segments.length !== 4) return undefined;
+  const folder = segments[0]!;
+  const file = segments.at(-1)!;
+  const name = file.replace(/(\.sops)?\.yaml$/, '');
+  if (name === file || name === '') return undefined;
+  const resource = segments.length === 4 ? `${segments[2]}.${segments[1]}` : segments[1]!;
+  return folder === CLUSTER_SCOPE_FOLDER ? `${resource} ${name}` : `${resource} ${folder}/${name}`;
 }

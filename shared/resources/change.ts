@@ -1,3 +1,4 @@
+import type { PathMode } from './canonical-path';
 import type { KubeObject } from './kube-object';
 
 /** Which Kubernetes object a change concerns. `group` is `''` for the core group. */
@@ -82,6 +83,8 @@ export type NormalizeResult = { changes: Change[]; ignored: Ignored[] };
 export type NormalizeTarget = {
   /** The target's folder in the repository; `.` is the root. */
   path: string;
+  /** How the target names its files (`native` when absent): `targets[].paths`. */
+  paths?: PathMode;
   /**
    * Extra resources refused like Secrets: `resource` (any group) or `group/resource`. Core `secrets`
    * is always refused.

@@ -88,6 +88,7 @@ export function toChange({
       targetPath: target.path,
       identity,
       ...(encrypt ? { extension: '.sops.yaml' } : {}),
+      ...(target.paths ? { paths: target.paths } : {}),
     }),
     operation: operation === 'delete' && isNamespace(identity) ? 'delete-namespace' : operation,
     ...(content === undefined ? {} : { content }),

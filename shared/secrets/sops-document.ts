@@ -3,8 +3,13 @@ import { parse } from 'yaml';
 import { renderYaml } from '../resources/render-yaml';
 import { ageEncryptArmored } from './age-wrap';
 
-/** The fields a Kubernetes Secret keeps its values in: the only ones encrypted (the rest stays readable). */
-export const SOPS_ENCRYPTED_REGEX = '^(data|stringData)$';
+/**
+ * The fields encrypted: where a Secret keeps its values, and its annotations, where tools keep
+ * copies of the whole object (`kapp.k14s.io/original`, `kubectl.kubernetes.io/last-applied-configuration`
+ * and any other): sealed with the data rather than dropped, so the file decrypts to the Secret as
+ * the cluster had it. The rest (kind, name, namespace, labels, type) stays readable.
+ */
+export const SOPS_ENCRYPTED_REGEX = '^(data|stringData|annotations)$';
 /** The SOPS format version written; files of this layout are read by sops 3.x and Flux. */
 export const SOPS_VERSION = '3.9.4';
 
@@ -24,8 +29,8 @@ type Tree = Map<unknown, unknown> | unknown[] | string | number | bigint | boole
 
 /**
  * Encrypts a Secret rendered as deterministic YAML into a SOPS document (YAML store), as the
- * `sops` CLI writes it with `encrypted_regex: ^(data|stringData)$` and age recipients: each value
- * under `data`/`stringData` becomes `ENC[AES256_GCM,data:…,iv:…,tag:…,type:…]` (a 32-byte IV, the
+ * `sops` CLI writes it with `encrypted_regex: ^(data|stringData|annotations)$` and age recipients: each
+ * value under `data`/`stringData`/`metadata.annotations` becomes `ENC[AES256_GCM,data:…,iv:…,tag:…,type:…]` (a 32-byte IV, the
  * additional data the value's key path joined by `:` plus a trailing `:`), everything else stays
  * readable, the 32-byte data key is wrapped for each recipient, and `mac` is the SHA-512 of every
  * value in document order, uppercase hex, encrypted with `lastmodified` as additional data.

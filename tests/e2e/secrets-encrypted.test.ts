@@ -102,7 +102,7 @@ describe('Secrets on a target with age recipients', () => {
       creation_rules: [
         {
           path_regex: '(^|/)secrets/[^/]+\\.sops\\.yaml$',
-          encrypted_regex: '^(data|stringData)$',
+          encrypted_regex: '^(data|stringData|annotations)$',
           age: `${identity.recipient},${other.recipient}`,
         },
       ],

@@ -8,7 +8,8 @@ import type {
 } from '../../branch';
 import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
 import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
-import { CLUSTER_SCOPE_FOLDER } from '../../resources/canonical-path';
+import { CLUSTER_SCOPE_FOLDER, describeObjectPath, type PathMode } from '../../resources/canonical-path';
+import { decodeSegment, portableFolder } from '../../resources/portable-path';
 import {
   hasSelector,
   heldFileSelected,
@@ -56,12 +57,15 @@ export async function toGitWrites({
   readPayload,
   snapshotParts,
   secrets,
+  pathsFor = () => 'native',
 }: {
   writes: readonly PendingWrite[];
   committer: Committer;
   readPayload: (ref: string) => Promise<Uint8Array>;
   snapshotParts: Readonly<Record<string, readonly string[]>>;
   secrets?: SecretFiles;
+  /** How each target names its files now (`native` when absent): where a snapshot sweeps. */
+  pathsFor?: (target: string) => PathMode;
 }): Promise<GitWrite[]> {
   const decoder = new TextDecoder();
   const text = async (ref: string) => decoder.decode(await readPayload(ref));
@@ -81,7 +85,7 @@ export async function toGitWrites({
     for (const change of write.changes ?? []) {
       if (change.operation === 'delete') operations.push({ op: 'delete', path: change.path });
       else if (change.operation !== 'upsert')
-        operations.push(...(await scopedOperations(write, change, text)));
+        operations.push(...(await scopedOperations(write, change, text, pathsFor(write.target))));
       else if (change.payloadRef)
         // the payload's bytes as they are: a blob is bytes, so no round trip through a string
         operations.push({
@@ -102,7 +106,7 @@ export async function toGitWrites({
       }
       operations.push({
         op: 'snapshot',
-        ...snapshotSweep(write.targetPath, write.snapshot.scope),
+        ...snapshotSweep(write.targetPath, write.snapshot.scope, pathsFor(write.target)),
         files,
         prune: write.prune,
       });
@@ -128,6 +132,8 @@ export async function toGitWrites({
       targetPath: write.targetPath,
       operations,
       ...(write.allowEmpty || write.kind === 'save-record' ? { empty: true } : {}),
+      // a window's commit lists the objects it changed; a snapshot's says how many it reconciled
+      ...(write.changes ? { describe: objectsUnder(write.targetPath) } : {}),
     });
   }
   return result;
@@ -144,22 +150,29 @@ async function scopedOperations(
   write: PendingWrite,
   change: WriteChange,
   text: (ref: string) => Promise<string>,
+  paths: PathMode,
 ): Promise<GitOperation[]> {
   switch (change.operation) {
     case 'delete-namespace': {
-      const namespace = change.path.slice(change.path.lastIndexOf('/') + 1).replace(/\.yaml$/, '');
+      // the namespace's own file name, as its path mode wrote it; the sweep encodes its folder again
+      const fileName = change.path.slice(change.path.lastIndexOf('/') + 1).replace(/\.yaml$/, '');
+      const namespace = paths === 'portable' ? (decodeSegment(fileName) ?? fileName) : fileName;
       return [
         { op: 'delete', path: change.path },
-        { op: 'remove-matching', ...snapshotSweep(write.targetPath, { namespace }) },
+        { op: 'remove-matching', ...snapshotSweep(write.targetPath, { namespace }, paths) },
       ];
     }
     case 'delete-collection': {
       const collection = readCollectionDelete(await text(payloadOf(change)));
-      const sweep = snapshotSweep(write.targetPath, {
-        namespace: collection.namespace ?? CLUSTER_SCOPE_FOLDER,
-        ...(collection.group ? { group: collection.group } : {}),
-        resource: collection.resource,
-      });
+      const sweep = snapshotSweep(
+        write.targetPath,
+        {
+          namespace: collection.namespace ?? CLUSTER_SCOPE_FOLDER,
+          ...(collection.group ? { group: collection.group } : {}),
+          resource: collection.resource,
+        },
+        paths,
+      );
       const { selector } = collection;
       return [
         {
@@ -190,6 +203,12 @@ async function scopedOperations(
 function payloadOf(change: WriteChange): string {
   if (!change.payloadRef) throw new Error(`${change.operation} of ${change.path} holds no payload`);
   return change.payloadRef;
+}
+
+/** Names the object at a repository path inside the target, as a commit body lists it. */
+function objectsUnder(targetPath: string): (path: string) => string | undefined {
+  const prefix = targetPath === '.' ? '' : `${targetPath}/`;
+  return (path) => (path.startsWith(prefix) ? describeObjectPath(path.slice(prefix.length)) : undefined);
 }
 
 const SECRET_FILE = /(^|\/)secrets\/[^/]+\.sops\.yaml$/;
@@ -277,11 +296,26 @@ function rotations(
 // The canonical layout (shared/resources/canonical-path.ts) as patterns over path segments: a sweep
 // deletes only files of that shape, never README.md, .github/, .sops.yaml or anything else beside them.
 const LABEL = '[a-z0-9](?:[-a-z0-9]*[a-z0-9])?';
-const NAMESPACE = `(?:_cluster|${LABEL})`;
 const GROUP = `${LABEL}(?:\\.${LABEL})*`;
-const ANY_TYPE = `(?:${GROUP}/)?${LABEL}`;
-// a DNS subdomain, or an RBAC name with colons
-const FILE = '[A-Za-z0-9](?:[A-Za-z0-9:._@-]*[A-Za-z0-9])?\\.yaml';
+// a portable segment (shared/resources/portable-path.ts): encoded, perhaps shortened; never a dot file
+const PORTABLE = '[a-z0-9%][a-z0-9._%~-]*';
+const LAYOUTS = {
+  native: {
+    namespace: `(?:_cluster|${LABEL})`,
+    label: LABEL,
+    anyType: `(?:${GROUP}/)?${LABEL}`,
+    // a DNS subdomain, or an RBAC name with colons
+    file: '[A-Za-z0-9](?:[A-Za-z0-9:._@-]*[A-Za-z0-9])?\\.yaml',
+    folder: (name: string) => name,
+  },
+  portable: {
+    namespace: `(?:_cluster|${PORTABLE})`,
+    label: PORTABLE,
+    anyType: `(?:${PORTABLE}/)?${PORTABLE}`,
+    file: `${PORTABLE}\\.yaml`,
+    folder: portableFolder,
+  },
+} as const;
 
 /**
  * Where a snapshot's sweep may delete: the deepest folder its scope names, and the pattern of the
@@ -289,19 +323,28 @@ const FILE = '[A-Za-z0-9](?:[A-Za-z0-9:._@-]*[A-Za-z0-9])?\\.yaml';
  * (`{namespace|_cluster}/{group}/{resource}/{name}.yaml`, core group omitted): nothing else a
  * repository holds is ever swept, even by an empty snapshot of a root target.
  */
-export function snapshotSweep(targetPath: string, scope: SnapshotScope): { scope: string; match: string } {
+export function snapshotSweep(
+  targetPath: string,
+  scope: SnapshotScope,
+  paths: PathMode = 'native',
+): { scope: string; match: string } {
+  const layout = LAYOUTS[paths];
   const root = targetPath === '.' ? [] : [targetPath];
-  const typeSegments = [...(scope.group ? [scope.group] : []), ...(scope.resource ? [scope.resource] : [])];
+  const typeSegments = [
+    ...(scope.group ? [scope.group] : []),
+    ...(scope.resource ? [scope.resource] : []),
+  ].map(layout.folder);
   const type = scope.resource
     ? typeSegments.map(escapeRegExp).join('/')
     : scope.group
-      ? `${escapeRegExp(scope.group)}/${LABEL}`
-      : ANY_TYPE;
+      ? `${escapeRegExp(typeSegments[0]!)}/${layout.label}`
+      : layout.anyType;
   if (scope.namespace !== undefined) {
-    const folder = [...root, scope.namespace, ...(scope.resource ? typeSegments : [])].join('/') || '.';
-    return { scope: folder, match: scope.resource ? `^${FILE}$` : `^${type}/${FILE}$` };
+    const namespace = layout.folder(scope.namespace);
+    const folder = [...root, namespace, ...(scope.resource ? typeSegments : [])].join('/') || '.';
+    return { scope: folder, match: scope.resource ? `^${layout.file}$` : `^${type}/${layout.file}$` };
   }
-  return { scope: root.join('/') || '.', match: `^${NAMESPACE}/${type}/${FILE}$` };
+  return { scope: root.join('/') || '.', match: `^${layout.namespace}/${type}/${layout.file}$` };
 }
 
 function escapeRegExp(segment: string): string {

@@ -77,6 +77,7 @@ async function land(
     committer: repository.committer,
     readPayload: batchPayloadReader(runtime.payloads),
     snapshotParts: inFlight.snapshotParts,
+    pathsFor: (target: string) => runtime.targets.get(target)?.config.paths ?? 'native',
     ...(runtime.keyEscrow
       ? {
           secrets: {

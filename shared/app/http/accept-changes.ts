@@ -157,7 +157,7 @@ export function admitNeedsWake(status: PublicationStatus | undefined, signaledAt
 }
 
 function authorOf(change: Change, target: ResolvedTarget): Author {
-  const identity = commitAuthor(change.author, target.repository.committer);
+  const identity = commitAuthor(change.author, target.repository.committer, target.authors);
   return change.author ? { ...identity, username: change.author.username } : identity;
 }
 

@@ -243,6 +243,7 @@ export async function postAdmission({ runtime, gateway }: Deps, request: RouteRe
 function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
   return {
     path: target.config.path,
+    paths: target.config.paths,
     sensitiveResources: target.sensitiveResources,
     renderBudget: { leftBytes: REQUEST_RENDERED_BYTES },
     ...(target.encryptSecret ? { encryptSecret: target.encryptSecret } : {}),

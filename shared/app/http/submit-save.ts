@@ -47,7 +47,7 @@ export type SaveBody = z.infer<typeof saveBodySchema>;
 export async function submitSave(branch: BranchHandle, save: SaveBody, at: string): Promise<void> {
   const { target } = branch;
   await branch.checkAdmission({ bytes: 0, items: 1, stateBytes: SAVE_STATE_BYTES }, at);
-  const identity = commitAuthor(save.author, target.repository.committer);
+  const identity = commitAuthor(save.author, target.repository.committer, target.authors);
   const window = save.window ?? {};
   const command: BranchCommand = {
     type: 'RegisterSave',

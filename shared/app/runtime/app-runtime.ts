@@ -4,6 +4,7 @@ import type { LoadedConfig, RepositoryConfig, TargetConfig } from '../../config'
 import type { PayloadStore } from '../../payloads';
 import type { KeyEscrowStore } from '../../payloads/key-escrow-store';
 import type { NormalizeTarget } from '../../resources';
+import type { AuthorMapping } from '../../resources/commit-author';
 import { createEncryptionCounters, type EncryptionCounters } from '../../secrets/encryption-counts';
 import { secretEncryptor, targetEncryption } from '../../secrets/secret-encryption';
 import type { SopsEncryption } from '../../secrets/sops-document';
@@ -17,6 +18,8 @@ export interface ResolvedTarget {
   repository: RepositoryConfig;
   branch: BranchKey;
   sensitiveResources: readonly string[];
+  /** How its changes' cluster identities become Git authors (`authors` of the configuration). */
+  authors: AuthorMapping;
   /** Encrypts a Secret into its SOPS document; absent when the target has no `encryption`. */
   encryptSecret?: NormalizeTarget['encryptSecret'];
   /** The recipients and derivation key its Secrets are encrypted with; absent without `encryption`. */
@@ -83,6 +86,7 @@ export function createAppRuntime({
       repository,
       branch: branchKeyFor(repository.url, target.branch),
       sensitiveResources: config.sensitiveResources,
+      authors: config.authors,
       ...(encryption
         ? { encryption, encryptSecret: encryptionCounters.counted(target.name, secretEncryptor(encryption)) }
         : {}),

@@ -43,6 +43,7 @@ describe('loading the configuration', () => {
       branch: 'main',
       parentBranch: 'release',
       path: 'clusters/prod',
+      paths: 'native',
       prune: 'OnEvent',
       window: { idleTimeoutMs: 5000, maxDurationMs: 60_000 },
       suspend: false,
@@ -525,5 +526,51 @@ describe('what start-up says about a mistake', () => {
     expect(issues).toEqual([
       { path: 'repositories[0].createIfMissing', message: expect.stringContaining('local path only') },
     ]);
+  });
+
+  it('given no authors when loaded then no rules and the default e-mail domain', async () => {
+    expect((await loadContent(minimal)).config.authors).toEqual({
+      emailDomain: 'noreply.cluster.local',
+      rules: [],
+    });
+  });
+
+  it.each([
+    [
+      { rules: [{ usernamePattern: 'oidc:(', email: 'x@acme.com' }] },
+      'authors.rules[0].usernamePattern',
+      'is not a regular expression',
+    ],
+    [{ rules: [{ username: 'jane' }] }, 'authors.rules[0]', 'must give a name, an email or both'],
+    [{ rules: [{ username: 'jane', email: 'jane' }] }, 'authors.rules[0].email', 'must be an e-mail address'],
+    [{ rules: [{ group: 'ops', name: 'Ops <x>' }] }, 'authors.rules[0].name', 'must not contain <, >'],
+    [{ emailDomain: 'not a domain' }, 'authors.emailDomain', 'must be a domain name'],
+  ])('given authors %j when loaded then the issue names %s', async (authors, path, message) => {
+    const issues = await issuesOf({ ...minimal, authors });
+    expect(issues).toEqual([{ path, message: expect.stringContaining(message) }]);
+  });
+
+  it.each([['clusters/con'], ['clusters/Prod'], ['clusters/prod:east'], [`clusters/${'p'.repeat(60)}`]])(
+    'given paths: portable with the target path %j when loaded then the path is refused',
+    async (path) => {
+      const issues = await issuesOf({
+        ...minimal,
+        targets: [{ ...minimal.targets[0], path, paths: 'portable' }],
+      });
+      expect(issues).toEqual([
+        {
+          path: 'targets[0].path',
+          message: expect.stringContaining('with paths: portable, must be at most 52 characters'),
+        },
+      ]);
+    },
+  );
+
+  it('given paths: portable on a portable target path when loaded then the target writes portable paths', async () => {
+    const loaded = await loadContent({
+      ...minimal,
+      targets: [{ ...minimal.targets[0], path: 'clusters/prod-east', paths: 'portable' }],
+    });
+    expect(loaded.config.targets[0]).toMatchObject({ path: 'clusters/prod-east', paths: 'portable' });
   });
 });

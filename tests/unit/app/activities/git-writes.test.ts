@@ -75,7 +75,16 @@ describe('pending writes as Git writes', () => {
         },
         { op: 'delete', path: 'clusters/prod/shop/configmaps/b.yaml' },
       ],
+      describe: expect.any(Function),
     });
+    // the commit body names each object of the target by its path; other files are no object
+    expect(gitWrite?.describe?.('clusters/prod/shop/apps/deployments/web.yaml')).toBe(
+      'deployments.apps shop/web',
+    );
+    expect(gitWrite?.describe?.('clusters/prod/_cluster/namespaces/shop.yaml')).toBe('namespaces shop');
+    expect(gitWrite?.describe?.('clusters/prod/shop/secrets/db.sops.yaml')).toBe('secrets shop/db');
+    expect(gitWrite?.describe?.('clusters/prod/.sops.yaml')).toBeUndefined();
+    expect(gitWrite?.describe?.('clusters/other/shop/configmaps/a.yaml')).toBeUndefined();
   });
 
   it('authors a write that names nobody as the committer', async () => {
