@@ -66,7 +66,11 @@ async function resolvedSaves(run: CrashScenario) {
 
 describe('a crash after a push with saves landed, before its result was recorded', () => {
   it('answers each save Committed with the commit that landed, and names it as the last push', async () => {
-    const run = await scenario('landed-saves', { retry: { initial: '3s', max: '6s' } });
+    const run = await scenario('landed-saves', {
+      retry: { initial: '3s', max: '6s' },
+      // the save closes the window: an idle timeout this long only keeps a loaded machine from closing it first
+      window: { idleTimeout: '10s', maxDuration: '20s' },
+    });
     const { base, scaleCommit, freezeCommit } = await landAndKill(run);
 
     await run.start();
@@ -83,7 +87,11 @@ describe('a crash after a push with saves landed, before its result was recorded
   });
 
   it('given another commit on top while the host was down, finds the landed commits by trailer: no second empty commit', async () => {
-    const run = await scenario('landed-under', { retry: { initial: '3s', max: '6s' } });
+    const run = await scenario('landed-under', {
+      retry: { initial: '3s', max: '6s' },
+      // the save closes the window: an idle timeout this long only keeps a loaded machine from closing it first
+      window: { idleTimeout: '10s', maxDuration: '20s' },
+    });
     const { base, scaleCommit, freezeCommit } = await landAndKill(run);
     // Rebuilt on this commit instead of found, the empty save would commit again and the other save
     // would find its change already there (AlreadyPresent).

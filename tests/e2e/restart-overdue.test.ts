@@ -56,8 +56,10 @@ it('given a save attached and overdue deadlines at the restart, retries once the
   await run.post(['after-1', 'after-2']);
   await until(() => attempts() >= before + 2, 'two attempts after the restart', 20_000);
   const after = attemptTimes().slice(before);
-  // One attempt at once for the overdue retry, then the schedule's spacing (4 s by now), no burst.
-  expect(after[0]! - restartedAt).toBeLessThan(3000);
+  // One attempt at once for the overdue retry (before a whole interval of the schedule, 4 s by now,
+  // could pass: the host's start and first episode take seconds on a loaded machine), then the
+  // schedule's spacing, no burst.
+  expect(after[0]! - restartedAt).toBeLessThan(4000);
   expect(after[1]! - after[0]!).toBeGreaterThanOrEqual(3500);
 
   run.proxy.reset();

@@ -133,7 +133,7 @@ describe('the kubescribe forward command', () => {
     await writeFile(bad, 'kubescribe: { url: "not a url", target: prod }\nresources: []\n');
     const { code, stderr } = await cli.run(['forward', '--config', bad]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/ForwarderConfigInvalid: .*kubescribe\.url.*resources/);
+    expect(stderr).toMatch(/ForwarderConfigInvalid: [\s\S]*\n {2}kubescribe\.url: [\s\S]*\n {2}resources: /);
   });
 
   it('says plainly that it is not in a cluster and found no kubeconfig, exiting 2 at once', async () => {

@@ -95,7 +95,7 @@ describe('kubescribe in the cluster', () => {
 
   it('ships a configuration the service loads, listening on every interface of the pod with auth required', async () => {
     const { config } = await loadShippedConfig();
-    expect(config.server).toEqual({ host: '0.0.0.0', port: 7071, auth: 'required' });
+    expect(config.server).toEqual({ host: '0.0.0.0', port: 7071, auth: 'required', metricsAuth: 'none' });
   });
 
   it('gives the container every variable the configuration names', async () => {
