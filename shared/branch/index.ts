@@ -35,6 +35,12 @@ export type {
 export { FIELD_CHARS } from './field-limits';
 export { type PendingPathView, pendingPaths, type SaveListing, targetSaves } from './listings';
 export type * from './model';
+export {
+  type NotRecordedExample,
+  type NotRecordedTally,
+  type NotRecordedView,
+  notRecordedView,
+} from './not-recorded';
 export { type PruneMode, pruneModeSchema } from './prune-mode';
 export type { FailedOutcome, PublicationOutcome } from './publication-outcome';
 export {

@@ -7,6 +7,7 @@ import type {
   StoredWrite,
   WriteOrigin,
 } from './model';
+import type { NotRecordedTally } from './not-recorded';
 import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
 
 /** Where publication stands: the attempt or probe in flight, the retry schedule, parent recovery, intake. */
@@ -89,7 +90,8 @@ export interface BranchState {
   /**
    * 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept;
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
-   * references name the target), and changes refused on arrival counted in `refused` (`object`).
+   * references name the target), changes refused on arrival counted in `refused` (`object`), and
+   * every event not recorded counted per target in `notRecorded`.
    */
   version: 4;
   limits: BranchLimits;
@@ -112,6 +114,11 @@ export interface BranchState {
   deadlines: Record<string, Deadline>;
   /** Writes refused so far; absent until the first (and in states stored before refusals were kept). */
   refused?: Refusals;
+  /**
+   * Per target, what was not recorded (ignored, excluded, refused), by reason with a few examples;
+   * absent until the first (version 4 on).
+   */
+  notRecorded?: Record<string, NotRecordedTally>;
   /** The suspended targets: while any of them has a write pending, the branch publishes nothing. */
   suspended: Record<string, Suspension>;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
+import { exclusionSchema } from '../resources/exclusion';
 import { bareNumber, parseDuration } from './duration';
 import {
   checkTargetPath,
@@ -258,6 +259,8 @@ const target = z.strictObject({
   encryption: encryption.optional(),
   /** Accepted changes are kept and not published while true (docs/api.md, "Suspend and resume"). */
   suspend: z.boolean().prefault(false),
+  /** Changes not recorded for this target, by who made them (docs/configuration.md, "Exclusions"). */
+  exclude: exclusionSchema.optional(),
 });
 
 const source = z.strictObject({
@@ -272,6 +275,8 @@ const source = z.strictObject({
   quietAfter: duration(7 * DAY_MS, '168h')
     .refine((ms) => ms > 0, 'must be more than 0s')
     .optional(),
+  /** Changes this source sends that are not recorded, on any of its targets (docs/configuration.md, "Exclusions"). */
+  exclude: exclusionSchema.optional(),
 });
 
 const limits = z

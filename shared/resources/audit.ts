@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { authorFromUserInfo, userInfoSchema } from './author';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget, ResourceIdentity } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
+import { type ChangeOrigin, latestFieldManager } from './exclusion';
 import { formatPath, issuesFrom } from './issues';
 import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
@@ -29,9 +30,13 @@ export const auditEventSchema = z.object({
   stage: z.string(),
   verb: z.string(),
   requestURI: z.string(),
+  /** The policy level the event was recorded at: below `RequestResponse` it carries no object. */
+  level: z.string().optional(),
   user: userInfoSchema,
   impersonatedUser: userInfoSchema.nullish(),
   objectRef: objectRefSchema.nullish(),
+  /** The client's `User-Agent`, for `exclude.userAgents`. */
+  userAgent: z.string().optional(),
   responseStatus: z.object({ code: z.number().int().optional() }).nullish(),
   requestObject: z.unknown().optional(),
   responseObject: z.unknown().optional(),
@@ -122,6 +127,8 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       refIdentity,
     );
   }
+  const excluded = target.excluded?.(auditOrigin(event));
+  if (excluded) return ignore('excluded', excluded, refIdentity);
   const author = authorFromUserInfo(event.impersonatedUser?.username ? event.impersonatedUser : event.user);
   const outcome = (result: ReturnType<typeof toChange>): Outcome => {
     if (!('outOfBounds' in result)) return result;
@@ -149,11 +156,16 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
   }
 
   if (event.responseObject === undefined || event.responseObject === null) {
-    return ignore(
-      'no-response-object',
-      'no responseObject: the audit policy level must be RequestResponse',
-      refIdentity,
-    );
+    return {
+      ignored: {
+        reason: 'no-response-object',
+        message: `no responseObject (audit policy level ${event.level ?? 'unknown'}): the level must be RequestResponse`,
+        index,
+        auditID: event.auditID,
+        identity: refIdentity,
+        ...(event.level ? { auditLevel: event.level } : {}),
+      },
+    };
   }
   if (!ref.name && !hasName(event.responseObject)) {
     // tokenreviews, subjectaccessreviews and the like: created, answered, never stored. A catch-all
@@ -189,6 +201,22 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       index,
     }),
   );
+}
+
+/**
+ * Who made the event's change for the `exclude` rules: the user and the one it impersonated (either
+ * excludes it), their groups, the client, and the latest writer of the object (none for a delete,
+ * as the forwarder does: the answer to a delete is the removed object or a Status).
+ */
+function auditOrigin(event: AuditEvent): ChangeOrigin {
+  const users = [event.user, event.impersonatedUser].flatMap((user) => user ?? []);
+  const manager = event.verb === 'delete' ? undefined : latestFieldManager(event.responseObject);
+  return {
+    users: users.flatMap((user) => (user.username ? [user.username] : [])),
+    groups: users.flatMap((user) => user.groups ?? []),
+    ...(manager === undefined ? {} : { fieldManager: manager }),
+    ...(event.userAgent === undefined ? {} : { userAgent: event.userAgent }),
+  };
 }
 
 function hasName(object: unknown): boolean {
