@@ -9,6 +9,7 @@ export {
   branchCommandSchema,
   type CommandOf,
   changeSchema,
+  NOT_RECORDED_EXAMPLES,
   type PublicationResult,
   type RefusedChange,
 } from './commands';

@@ -58,14 +58,14 @@ export function exclusionCheck(
 ): ExclusionCheck | undefined {
   const compiled = rules.flatMap(({ rule, from }) =>
     FIELDS.flatMap(({ field, label, of }) =>
-      rule[field].map((text) => ({ matches: matcher(text), field, label, of, from })),
+      rule[field].map((text) => ({ matches: matcher(text), text, field, label, of, from })),
     ),
   );
   if (compiled.length === 0) return undefined;
   return (origin) => {
-    for (const { matches, field, label, of, from } of compiled) {
-      const value = of(origin).find(matches);
-      if (value !== undefined) return `${label} "${value}" is excluded by ${from}'s exclude.${field}`;
+    for (const { matches, text, field, label, of, from } of compiled) {
+      // Names the configured pattern, not the identity: statuses and logs carry no author.
+      if (of(origin).some(matches)) return `the ${label} matches "${text}" of ${from}'s exclude.${field}`;
     }
     return undefined;
   };
