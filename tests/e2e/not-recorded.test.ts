@@ -152,13 +152,14 @@ it('makes no commit for an excluded field manager, on the audit and events route
     '/api/v1/targets/prod/audit',
     eventList([
       auditEvent({ name: 'by-flux', manager: 'kustomize-controller' }),
+      auditEvent({ name: 'by-alice', value: 'kept' }),
       auditEvent({ name: 'read', verb: 'get' }),
     ]),
   );
   expect(audit).toMatchObject({
     status: 200,
     body: {
-      accepted: 0,
+      accepted: 1,
       ignored: 2,
       ignoredReasons: [
         {
@@ -179,7 +180,11 @@ it('makes no commit for an excluded field manager, on the audit and events route
 
   expect(await published('by-flux')).toBeUndefined();
   expect(await published('by-helm')).toBeUndefined();
-  expect(await commits()).toBe(before);
+  // One commit: alice's change of the same batch, nothing of the excluded ones.
+  expect(await published('by-alice')).toContain('kept');
+  expect(await commits()).toBe(before + 1);
+  const changed = await git(remote, 'show', '--name-only', '--format=', 'main');
+  expect(changed.trim()).toBe('clusters/prod/shop/configmaps/by-alice.yaml');
   const status = await target();
   expect(status.notRecorded.byReason).toEqual({ excluded: 2, 'verb-not-recorded': 1 });
   expect(status.notRecorded.count).toBe(3);
