@@ -72,7 +72,10 @@ describe('exclusionCheck', () => {
         }),
         from: 'target "prod"',
       },
-      { rule: rule({ fieldManagers: ['helm.controller', 'kapp.k14s.io/*'], groups: ['gitops'] }), from: 'source "cluster"' },
+      {
+        rule: rule({ fieldManagers: ['helm.controller', 'kapp.k14s.io/*'], groups: ['gitops'] }),
+        from: 'source "cluster"',
+      },
     ]);
     const none = { users: [], groups: [] };
     expect(check?.({ ...none, users: ['system:serviceaccount:flux-system:kustomize-controller'] })).toBe(
