@@ -90,8 +90,7 @@ export interface BranchState {
   /**
    * 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept;
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
-   * references name the target), changes refused on arrival counted in `refused` (`object`), and
-   * every event not recorded counted per target in `notRecorded`.
+   * references name the target), and changes refused on arrival counted in `refused` (`object`).
    */
   version: 4;
   limits: BranchLimits;

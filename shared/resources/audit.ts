@@ -111,6 +111,9 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
     ...(ref.namespace ? { namespace: ref.namespace } : {}),
     ...(ref.name ? { name: ref.name } : {}),
   };
+  // Before the other rules: a change the operator excluded is counted as such, whatever it is.
+  const excluded = target.excluded?.(auditOrigin(event));
+  if (excluded) return ignore('excluded', excluded, refIdentity);
   // Before the subresource rule: `serviceaccounts/token` answers with a token.
   const sensitive = sensitivity({
     group: refIdentity.group,
@@ -127,8 +130,6 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       refIdentity,
     );
   }
-  const excluded = target.excluded?.(auditOrigin(event));
-  if (excluded) return ignore('excluded', excluded, refIdentity);
   const author = authorFromUserInfo(event.impersonatedUser?.username ? event.impersonatedUser : event.user);
   const outcome = (result: ReturnType<typeof toChange>): Outcome => {
     if (!('outOfBounds' in result)) return result;
