@@ -5,9 +5,11 @@ import {
   authorSchema,
   type CommandOf,
   changeSchema,
+  FIELD_CHARS,
   NOT_RECORDED_EXAMPLES,
   type RefusedChange,
 } from '../../branch';
+import { cutTo } from '../../branch/field-limits';
 import type { Change, Ignored, ResourceIdentity } from '../../resources';
 
 /**
@@ -84,7 +86,13 @@ export function notRecordedCount({
   for (const item of ignored) {
     counts[item.reason] = (counts[item.reason] ?? 0) + 1;
     latest.delete(item.reason);
-    latest.set(item.reason, notRecorded(item.identity ?? {}, item.reason, item.message));
+    // Cut here, not only by the branch: an audit event's objectRef is any size, and the signal is bounded.
+    const example = notRecorded(item.identity ?? {}, item.reason, item.message);
+    latest.set(item.reason, {
+      ...example,
+      object: cutTo(FIELD_CHARS.refusal)(example.object),
+      message: cutTo(FIELD_CHARS.refusal)(example.message),
+    });
     // audit.k8s.io/v1 Level: Metadata carries no object, Request only the request's; a
     // RequestResponse event without one is not the policy's doing.
     const level = item.auditLevel;
