@@ -44,13 +44,22 @@ export const changeSchema = z.strictObject({
   selector: z.string().min(1).max(1024).optional(),
 });
 
+/** `apps/deployments`, `configmaps`: a resource as conditions name it. */
+const groupResource = z.string().min(1).max(320);
+const reasonCode = z.string().regex(/^[a-z][a-z0-9-]{0,63}$/);
+
+/** Examples of events not recorded a `CountNotRecorded` carries, and a target's status keeps, at most. */
+export const NOT_RECORDED_EXAMPLES = 5;
+/** Resources an audit request's `CountNotRecorded` names as carrying objects, at most. */
+export const AUDIT_RESOURCES_NOTED = 20;
+
 // What a refused change was about and why: cut, never refused (refusing the refusal would lose it).
 const refusalText = z.string().min(1).transform(cutTo(FIELD_CHARS.refusal));
 const refusedChangeSchema = z.strictObject({
   /** The object, e.g. `apps/v1 deployments prod/web`. */
   object: refusalText,
   /** A stable kebab-case code, e.g. `value-out-of-bounds`. */
-  reason: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/),
+  reason: reasonCode,
   /** A sentence naming the problem; never object data. */
   message: refusalText,
 });
@@ -99,6 +108,27 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
     target: name,
     /** Changes accepted in a request's answer as refused: each named, with why it is not recorded. */
     changes: z.array(refusedChangeSchema).min(1),
+  }),
+  z.strictObject({
+    type: z.literal('CountNotRecorded'),
+    at: instant,
+    target: name,
+    /** Events of one request read and not recorded (ignored or excluded), by reason. */
+    counts: z.record(reasonCode, z.number().int().positive()),
+    /** A few of them, each named with why (cut to `NOT_RECORDED_EXAMPLES`). */
+    examples: z.array(refusedChangeSchema).max(NOT_RECORDED_EXAMPLES),
+    /**
+     * What an audit request showed about its events' objects: the latest write event that carried
+     * none (its policy level and resource), and the resources whose objects it carried.
+     */
+    audit: z
+      .strictObject({
+        objectless: z
+          .strictObject({ level: z.enum(['Metadata', 'Request']), resource: groupResource })
+          .optional(),
+        withObjects: z.array(groupResource).max(AUDIT_RESOURCES_NOTED),
+      })
+      .optional(),
   }),
   z.strictObject({
     type: z.literal('RegisterSave'),

@@ -5,6 +5,7 @@ import { fireDueDeadlines, reconcileDeadlines } from './deadlines';
 import { discardPendingWrites } from './discard';
 import { InvalidBranchCommand } from './errors';
 import type { BranchFact } from './facts';
+import { countNotRecorded } from './not-recorded';
 import {
   bringRetryForward,
   planPublication,
@@ -28,6 +29,9 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
       break;
     case 'RefuseChanges':
       refuseChanges(decision, command);
+      break;
+    case 'CountNotRecorded':
+      countNotRecorded(decision, command);
       break;
     case 'RegisterSave':
       registerSave(decision, command);

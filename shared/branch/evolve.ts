@@ -1,5 +1,6 @@
 import type { BranchFact } from './facts';
 import type { Deadline, SaveRecord } from './model';
+import { withNotRecorded } from './not-recorded';
 import { type BranchState, deadlineKey, type PublicationState, withRefusals } from './state';
 import {
   admitToWindow,
@@ -33,6 +34,17 @@ function withPublication(state: BranchState, publication: PublicationState): Bra
  * Folds one fact into the state. Total and pure: a fact that no longer applies (a stale attempt, an
  * unknown save) leaves the state as it is; it never throws and never mutates its input.
  */
+/** The state's `notRecorded` with what `target` did not record added (the latest examples kept). */
+function tallied(
+  state: BranchState,
+  target: string,
+  added: Parameters<typeof withNotRecorded>[1],
+): Pick<BranchState, 'notRecorded'> {
+  return {
+    notRecorded: { ...state.notRecorded, [target]: withNotRecorded(state.notRecorded?.[target], added) },
+  };
+}
+
 export function evolve(state: BranchState, fact: BranchFact): BranchState {
   const pub = state.publication;
   switch (fact.type) {
@@ -213,7 +225,15 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       const refused = withRefusals(state.refused, target, [
         { writeId: fact.writeId, target, cause: fact.cause, at: fact.at },
       ]);
-      const next = { ...removeWrites(state, new Set([fact.writeId])), refused };
+      const next = {
+        ...removeWrites(state, new Set([fact.writeId])),
+        refused,
+        ...tallied(state, target, {
+          counts: { 'write-refused': 1 },
+          examples: [{ reason: 'write-refused', object: `write ${fact.writeId}`, message: fact.cause }],
+          at: fact.at,
+        }),
+      };
       const publication = pub.inFlight?.attempt === fact.attempt ? omit(pub, 'inFlight') : pub;
       return withPublication(next, {
         ...publication,
@@ -227,8 +247,24 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
         cause: `${reason}: ${message}`,
         at: fact.at,
       }));
-      return { ...state, refused: withRefusals(state.refused, fact.target, refused) };
+      const counts: Record<string, number> = {};
+      for (const { reason } of fact.changes) counts[reason] = (counts[reason] ?? 0) + 1;
+      return {
+        ...state,
+        refused: withRefusals(state.refused, fact.target, refused),
+        ...tallied(state, fact.target, { counts, examples: fact.changes, at: fact.at }),
+      };
     }
+    case 'NotRecordedCounted':
+      return {
+        ...state,
+        ...tallied(state, fact.target, {
+          counts: fact.counts,
+          examples: fact.examples,
+          ...(fact.audit ? { audit: fact.audit } : {}),
+          at: fact.at,
+        }),
+      };
     case 'WritesDiscarded':
       return removeWrites(state, new Set(fact.writeIds));
     case 'RetryCleared':

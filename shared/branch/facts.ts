@@ -1,4 +1,4 @@
-import type { RefusedChange } from './commands';
+import type { CommandOf, RefusedChange } from './commands';
 import type {
   Attribution,
   Author,
@@ -125,6 +125,8 @@ export type BranchFact =
     >
   /** Changes a request carried were refused on arrival: each is named with why it is not recorded. */
   | Fact<'ChangesRefused', { target: string; changes: RefusedChange[] }>
+  /** Events a request carried were read and not recorded (ignored or excluded): counted by reason. */
+  | Fact<'NotRecordedCounted', Omit<CommandOf<'CountNotRecorded'>, 'type' | 'at'>>
   | Fact<'WritesDiscarded', { writeIds: string[]; reason: string }>
   | Fact<'RetryCleared', { reason: 'nothing-owed' }>
   | Fact<'RetryBroughtForward', { reason: 'refresh' }>

@@ -9,6 +9,7 @@ export {
   branchCommandSchema,
   type CommandOf,
   changeSchema,
+  NOT_RECORDED_EXAMPLES,
   type PublicationResult,
   type RefusedChange,
 } from './commands';
@@ -35,6 +36,12 @@ export type {
 export { FIELD_CHARS } from './field-limits';
 export { type PendingPathView, pendingPaths, type SaveListing, targetSaves } from './listings';
 export type * from './model';
+export {
+  type NotRecordedExample,
+  type NotRecordedTally,
+  type NotRecordedView,
+  notRecordedView,
+} from './not-recorded';
 export { type PruneMode, pruneModeSchema } from './prune-mode';
 export type { FailedOutcome, PublicationOutcome } from './publication-outcome';
 export {

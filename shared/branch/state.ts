@@ -7,6 +7,7 @@ import type {
   StoredWrite,
   WriteOrigin,
 } from './model';
+import type { NotRecordedTally } from './not-recorded';
 import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
 
 /** Where publication stands: the attempt or probe in flight, the retry schedule, parent recovery, intake. */
@@ -113,6 +114,11 @@ export interface BranchState {
   deadlines: Record<string, Deadline>;
   /** Writes refused so far; absent until the first (and in states stored before refusals were kept). */
   refused?: Refusals;
+  /**
+   * Per target, what was not recorded (ignored, excluded, refused), by reason with a few examples;
+   * absent until the first (version 4 on).
+   */
+  notRecorded?: Record<string, NotRecordedTally>;
   /** The suspended targets: while any of them has a write pending, the branch publishes nothing. */
   suspended: Record<string, Suspension>;
 }

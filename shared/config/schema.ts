@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
 import { anchored, DEFAULT_AUTHOR_MAPPING, isEmailAddress } from '../resources/commit-author';
+import { exclusionSchema } from '../resources/exclusion';
 import { escapeSegment, PORTABLE_MAX_TARGET_PATH } from '../resources/portable-path';
 import { bareNumber, parseDuration } from './duration';
 import {
@@ -282,6 +283,8 @@ const target = z
     encryption: encryption.optional(),
     /** Accepted changes are kept and not published while true (docs/api.md, "Suspend and resume"). */
     suspend: z.boolean().prefault(false),
+    /** Changes not recorded for this target, by who made them (docs/configuration.md, "Exclusions"). */
+    exclude: exclusionSchema.optional(),
   })
   .superRefine((value, ctx) => {
     if (value.paths !== 'portable') return;
@@ -308,6 +311,8 @@ const source = z.strictObject({
   quietAfter: duration(7 * DAY_MS, '168h')
     .refine((ms) => ms > 0, 'must be more than 0s')
     .optional(),
+  /** Changes this source sends that are not recorded, on any of its targets (docs/configuration.md, "Exclusions"). */
+  exclude: exclusionSchema.optional(),
 });
 
 const limits = z

@@ -62,7 +62,7 @@ export const forwarderConfigSchema = z.strictObject({
   namespaces: z.array(dnsLabel).min(1).optional(),
   exclude: z
     .strictObject({
-      /** Changes whose latest managedFields entry is by one of these managers are not forwarded (GitOps loops). */
+      /** Changes whose latest managedFields entry is by one of these managers (or patterns, `*` for any run) are not forwarded: the service's `exclude.fieldManagers` rule. */
       fieldManagers: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),

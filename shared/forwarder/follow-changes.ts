@@ -1,7 +1,8 @@
 import { stringifyExactJson } from '../json/exact-json';
+import { exclusionCheck, latestFieldManager } from '../resources/exclusion';
 import type { ForwarderConfig } from './config';
 import { KubeReadFailed } from './errors';
-import { forwardedObject, latestFieldManager } from './forwarded-object';
+import { forwardedObject } from './forwarded-object';
 import type { KubeObject, WatchEvent } from './kube-reads';
 import type { Delay, ForwarderLog } from './runtime';
 import type { WatchScope } from './scopes';
@@ -57,7 +58,13 @@ export async function followChanges({
   signal: AbortSignal;
 }): Promise<number> {
   const { maxEvents, maxBytes, maxDelay } = settings.batch;
-  const excluded = new Set(settings.exclude.fieldManagers);
+  // The service's rule (shared/resources/exclusion.ts): the same latest managedFields entry, the same patterns.
+  const excluded = exclusionCheck([
+    {
+      rule: { users: [], groups: [], fieldManagers: settings.exclude.fieldManagers, userAgents: [] },
+      from: 'the forwarder',
+    },
+  ]);
   let batch: PostedEvent[] = [];
   let bytes = 0;
   let seen: string | undefined;
@@ -103,7 +110,7 @@ export async function followChanges({
         continue;
       }
       const manager = type === 'DELETED' ? undefined : latestFieldManager(object);
-      if (manager !== undefined && excluded.has(manager)) {
+      if (manager !== undefined && excluded?.({ users: [], groups: [], fieldManager: manager })) {
         log('EventsExcluded', { scope: scopeName, manager, resourceVersion });
         if (resourceVersion) seen = resourceVersion;
         if (batch.length === 0) await flush();

@@ -3,6 +3,7 @@ import { authorFromUserInfo, userInfoSchema } from './author';
 import { canonicalPath, collectionPath } from './canonical-path';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget, ResourceIdentity } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
+import { type ChangeOrigin, latestFieldManager } from './exclusion';
 import { formatPath, issuesFrom } from './issues';
 import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
@@ -33,9 +34,13 @@ export const auditEventSchema = z.object({
   stage: z.string(),
   verb: z.string(),
   requestURI: z.string(),
+  /** The policy level the event was recorded at: below `RequestResponse` it carries no object. */
+  level: z.string().optional(),
   user: userInfoSchema,
   impersonatedUser: userInfoSchema.nullish(),
   objectRef: objectRefSchema.nullish(),
+  /** The client's `User-Agent`, for `exclude.userAgents`. */
+  userAgent: z.string().optional(),
   responseStatus: z.object({ code: z.number().int().optional() }).nullish(),
   requestObject: z.unknown().optional(),
   responseObject: z.unknown().optional(),
@@ -142,6 +147,9 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
     ...(ref.namespace ? { namespace: ref.namespace } : {}),
     ...(ref.name ? { name: ref.name } : {}),
   };
+  // Before the other rules: a change the operator excluded is counted as such, whatever it is.
+  const excluded = target.excluded?.(auditOrigin(event));
+  if (excluded) return ignore('excluded', excluded, refIdentity);
   // Before the subresource rule: `serviceaccounts/token` answers with a token.
   const sensitive = sensitivity({
     group: refIdentity.group,
@@ -184,11 +192,16 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
   }
 
   if (event.responseObject === undefined || event.responseObject === null) {
-    return ignore(
-      'no-response-object',
-      'no responseObject: the audit policy level must be RequestResponse',
-      refIdentity,
-    );
+    return {
+      ignored: {
+        reason: 'no-response-object',
+        message: `no responseObject (audit policy level ${event.level ?? 'unknown'}): the level must be RequestResponse`,
+        index,
+        auditID: event.auditID,
+        identity: refIdentity,
+        ...(event.level ? { auditLevel: event.level } : {}),
+      },
+    };
   }
   if (!ref.name && !hasName(event.responseObject)) {
     // tokenreviews, subjectaccessreviews and the like: created, answered, never stored. A catch-all
@@ -224,6 +237,22 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       index,
     }),
   );
+}
+
+/**
+ * Who made the event's change for the `exclude` rules: the user and the one it impersonated (either
+ * excludes it), their groups, the client, and the latest writer of the object (none for a delete,
+ * as the forwarder does: the answer to a delete is the removed object or a Status).
+ */
+function auditOrigin(event: AuditEvent): ChangeOrigin {
+  const users = [event.user, event.impersonatedUser].flatMap((user) => user ?? []);
+  const manager = event.verb === 'delete' ? undefined : latestFieldManager(event.responseObject);
+  return {
+    users: users.flatMap((user) => (user.username ? [user.username] : [])),
+    groups: users.flatMap((user) => user.groups ?? []),
+    ...(manager === undefined ? {} : { fieldManager: manager }),
+    ...(event.userAgent === undefined ? {} : { userAgent: event.userAgent }),
+  };
 }
 
 function hasName(object: unknown): boolean {

@@ -1,4 +1,5 @@
 import type { PathMode } from './canonical-path';
+import type { ExclusionCheck } from './exclusion';
 import type { KubeObject } from './kube-object';
 
 /** Which Kubernetes object a change concerns. `group` is `''` for the core group. */
@@ -63,7 +64,8 @@ export type IgnoreReason =
   | 'not-a-commit-request'
   | 'not-a-create'
   | 'no-object-uid'
-  | 'invalid-commit-request';
+  | 'invalid-commit-request'
+  | 'excluded';
 
 /** An input item that was read and deliberately not turned into a change, with the reason. */
 export type Ignored = {
@@ -74,6 +76,8 @@ export type Ignored = {
   index?: number;
   auditID?: string;
   identity?: Partial<ResourceIdentity>;
+  /** The audit policy level of an event that carried no object (`Metadata`, `Request`). */
+  auditLevel?: string;
 };
 
 /** What a cluster payload turned into: the changes to record and the items deliberately left out. */
@@ -102,4 +106,6 @@ export type NormalizeTarget = {
   encryptSecret?: (secret: { object: KubeObject; plaintextYaml: string }) => string;
   /** Why the target's encryption cannot be used: a Secret is refused with this reason. */
   encryptionProblem?: string;
+  /** Why a change is excluded by the target's or source's `exclude` rules; absent: none configured. */
+  excluded?: ExclusionCheck;
 };

@@ -26,6 +26,14 @@ export {
   saveWindowSchema,
 } from './commit-request';
 export { PayloadInvalid, type PayloadIssue, PayloadRendersTooLarge } from './errors';
+export {
+  type ChangeOrigin,
+  type Exclusion,
+  type ExclusionCheck,
+  exclusionCheck,
+  exclusionSchema,
+  latestFieldManager,
+} from './exclusion';
 export { type KubeObject, kubeObjectSchema } from './kube-object';
 export { MAX_OBJECT_DEPTH, MAX_RENDERED_BYTES } from './render-bounds';
 export { renderYaml } from './render-yaml';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
+import { latestFieldManager } from './exclusion';
 import { formatPath, issuesFrom } from './issues';
 import { isBeingDeleted, kubeObjectSchema, objectCoordinates } from './kube-object';
 import { isResourceName } from './names';
@@ -46,6 +47,21 @@ export function normalizeWatchEvents({
   parsed.data.events.forEach((event, index) => {
     const coordinates = objectCoordinates(event.object);
     const deleting = event.type === 'DELETED' || isBeingDeleted(event.object);
+    const manager = event.type === 'DELETED' ? undefined : latestFieldManager(event.object);
+    const excluded = target.excluded?.({
+      users: event.author ? [event.author.username] : [],
+      groups: event.author?.groups ?? [],
+      ...(manager === undefined ? {} : { fieldManager: manager }),
+    });
+    if (excluded) {
+      ignored.push({
+        reason: 'excluded',
+        message: excluded,
+        index,
+        identity: { ...coordinates, resource: event.resource },
+      });
+      return;
+    }
     const result = toChange({
       identity: { ...coordinates, resource: event.resource },
       operation: deleting ? 'delete' : 'upsert',

@@ -104,6 +104,11 @@ export function logLineOf(
           'event',
         )} (${occurrence.intake})`,
       );
+    case 'EventsNotRecorded':
+      return line(
+        occurrence.reason === 'excluded' ? 'info' : 'warn',
+        `${occurrence.target} did not record ${plural(occurrence.events, 'event')} from source ${occurrence.source} (${occurrence.reason}), e.g. ${occurrence.message}`,
+      );
     case 'SourceWentQuiet':
       return line(
         'warn',

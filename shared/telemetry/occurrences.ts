@@ -18,6 +18,14 @@ export type Occurrence =
       'ChangesReceived',
       { target: string; intake: IntakeKind; accepted: number; ignored: Readonly<Record<string, number>> }
     >
+  /**
+   * Events a source sent for a target were not recorded for `reason` (ignored, excluded or refused):
+   * logged once per target, source and reason per interval, `events` since the last line, one's message.
+   */
+  | Occurrence_<
+      'EventsNotRecorded',
+      { target: string; source: string; reason: string; events: number; message: string }
+    >
   /** A request was answered 4xx; `target` only when it names a configured one. */
   | Occurrence_<
       'RequestRefused',

@@ -33,6 +33,7 @@ beforeAll(async () => {
           branch: 'main',
           path: 'clusters/prod',
           window: { idleTimeout: '5s', maxDuration: '1m' },
+          exclude: { fieldManagers: ['kustomize-controller'] },
         },
       ],
       sources: [
@@ -104,6 +105,22 @@ it('shows a posted change pending, then pushed with its commit', async () => {
   await prod('[data-panel="history"] summary').click();
   await expectText(prod('[data-step="publication"]'), new RegExp(`published, head ${commit.slice(0, 12)}`));
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-pushed.png'), fullPage: true });
+  expect(consoleErrors).toEqual([]);
+});
+
+it('shows what the target did not record, by reason, with examples', async () => {
+  const byFlux = configMap('by-flux');
+  Object.assign(byFlux.object.metadata, {
+    managedFields: [{ manager: 'kustomize-controller', operation: 'Apply', time: '2026-12-03T10:00:00Z' }],
+  });
+  const answer = await app.http('POST', '/api/v1/targets/prod/events', { events: [byFlux] }, WRITER);
+  expect(answer.body).toMatchObject({ accepted: 0, ignored: 1 });
+  await app.advance(1_000);
+  await expectText(prod('[data-field="not-recorded"]'), /excluded: 1/);
+  await expectText(
+    prod('[data-field="not-recorded-recent"]'),
+    /excluded, v1 configmaps shop\/by-flux: the field manager matches "kustomize-controller"/,
+  );
   expect(consoleErrors).toEqual([]);
 });
 

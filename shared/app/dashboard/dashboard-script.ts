@@ -208,6 +208,14 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
       var what = w.writeId !== undefined ? w.writeId : 'not recorded, ' + w.object;
       return el('li', { text: what + ': ' + w.cause + ' (' + time(w.at) + ')' });
     });
+    // Absent from a server of an earlier release: shown as nothing counted.
+    var notRecorded = status.notRecorded || { count: 0, byReason: {}, recent: [] };
+    var reasons = Object.keys(notRecorded.byReason).map(function (reason) {
+      return el('li', { text: reason + ': ' + notRecorded.byReason[reason] });
+    });
+    var examples = notRecorded.recent.map(function (e) {
+      return el('li', { text: e.reason + ', ' + e.object + ': ' + e.message + ' (' + time(e.at) + ')' });
+    });
     var conditions = status.conditions
       .filter(function (c) {
         return c.status === 'True' && c.type !== 'Ready' && c.message;
@@ -236,6 +244,11 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
       savesTable(saves),
       el('h3', { text: 'Refused writes (' + status.refusedWrites.count + ')' }),
       refused.length ? el('ul', { 'data-field': 'refused' }, refused) : el('p', { class: 'muted', text: 'None.' }),
+      el('h3', { text: 'Not recorded (' + notRecorded.count + ')' }),
+      reasons.length
+        ? el('ul', { 'data-field': 'not-recorded' }, reasons)
+        : el('p', { class: 'muted', text: 'None.' }),
+      examples.length ? el('ul', { 'data-field': 'not-recorded-recent', class: 'muted' }, examples) : null,
       historyPanel(summary.name),
     ]);
   }

@@ -4,7 +4,7 @@ import type { Change } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { BranchHandle } from './branch-handle';
-import { type NotRecorded, outOfBounds } from './not-recorded';
+import { type NotRecorded, type NotRecordedCount, outOfBounds } from './not-recorded';
 import { changesStateBytes } from './state-room';
 
 /** What became of a request's changes: those recorded, and those refused with their reasons. */
@@ -19,13 +19,16 @@ export interface Acceptance {
  * once with every change (one `AdmitChanges` per author, in arrival order) and wakes its driver.
  * A change the branch cannot hold (a field out of its bounds) is refused on its own, and so is
  * each of `notRecorded` (the caller's): the same signal records them among the target's refused
- * writes, so each is either recorded or reported, never neither. When this resolves, both are durable.
+ * writes, so each is either recorded or reported, never neither. `counted`, the request's events
+ * read and not recorded (ignored, excluded), rides in the same signal; alone, it is signalled whatever
+ * the branch's intake (it adds a bounded count). When this resolves, all of it is durable.
  */
 export async function acceptChanges({
   runtime,
   branch,
   changes,
   notRecorded = [],
+  counted,
   attribution,
   at,
 }: {
@@ -33,6 +36,7 @@ export async function acceptChanges({
   branch: BranchHandle;
   changes: readonly Change[];
   notRecorded?: readonly NotRecorded[];
+  counted?: NotRecordedCount;
   attribution: Extract<Attribution, 'audit' | 'watch'>;
   at: string;
 }): Promise<Acceptance> {
@@ -46,7 +50,11 @@ export async function acceptChanges({
     if (problem) refused.push(problem);
     else held.push({ change, author, admitted: candidate });
   }
-  if (held.length === 0 && refused.length === 0) return { recorded: [], refused };
+  if (held.length === 0 && refused.length === 0) {
+    if (counted)
+      await branch.apply(at, [{ type: 'CountNotRecorded', at, target: target.config.name, ...counted }]);
+    return { recorded: [], refused };
+  }
   const status = await branch.checkAdmission(
     {
       bytes: held.reduce((sum, item) => sum + item.admitted.bytes, 0),
@@ -90,6 +98,7 @@ export async function acceptChanges({
       changes: refused.slice(from, from + REFUSALS_PER_COMMAND),
     });
   }
+  if (counted) commands.push({ type: 'CountNotRecorded', at, target: target.config.name, ...counted });
   for (const signal of signalsOf(commands)) await branch.apply(at, signal);
   if (held.length > 0 && admitNeedsWake(status, runtime.nowMs())) await branch.wake();
   return { recorded: held.map(({ change }) => change), refused };

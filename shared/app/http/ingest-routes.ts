@@ -10,6 +10,8 @@ import type { SnapshotPartPayload } from '../../payloads/snapshot-part';
 import {
   admissionResponse,
   type Change,
+  type Exclusion,
+  exclusionCheck,
   type Ignored,
   type NormalizeResult,
   type NormalizeTarget,
@@ -26,7 +28,7 @@ import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import { acceptChanges } from './accept-changes';
 import type { BranchGateway } from './branch-gateway';
 import { type BranchHandle, branchHandle } from './branch-handle';
-import type { NotRecorded } from './not-recorded';
+import { type NotRecorded, notRecordedCount } from './not-recorded';
 import { normalized } from './payload-errors';
 import { pathParam, type RouteRequest } from './route-request';
 import { checkPartRoom } from './snapshot-part-room';
@@ -69,17 +71,46 @@ async function ingest(
     status: number;
   },
 ): Promise<ApiResponse> {
-  const target = accessTarget(runtime, request);
+  const source = authenticate(runtime, request);
+  const target = targetFor(runtime, source, request.params.target ?? '', request.at);
   const body = await readJson(request.body, runtime.bodyLimitBytes);
-  const result = normalized(how.payload, () => how.normalize({ body, target: normalizeTarget(target) }));
+  const excluded = exclusionCheck([
+    ...(target.config.exclude
+      ? [{ rule: target.config.exclude, from: `target "${target.config.name}"` }]
+      : []),
+    ...sourceExclusion(runtime, source.name),
+  ]);
+  const result = normalized(how.payload, () =>
+    how.normalize({ body, target: { ...normalizeTarget(target), ...(excluded ? { excluded } : {}) } }),
+  );
+  const branch = branchHandle(runtime, gateway, target);
+  const objectsMissingFor =
+    how.attribution === 'audit' && result.changes.length > 0
+      ? (await branch.read())?.branch.notRecorded?.[target.config.name]?.auditObjectsMissing?.resource
+      : undefined;
+  const counted = notRecordedCount({
+    ignored: result.ignored,
+    recorded: result.changes,
+    ...(objectsMissingFor === undefined ? {} : { objectsMissingFor }),
+  });
   const { recorded, refused } = await acceptChanges({
     runtime,
-    branch: branchHandle(runtime, gateway, target),
+    branch,
     changes: result.changes,
+    ...(counted ? { counted } : {}),
     attribution: how.attribution,
     at: request.at,
   });
   reportReceived(target, how.attribution, recorded, result.ignored);
+  runtime.notRecordedLog.note(
+    [...result.ignored, ...refused].map(({ reason, message }) => ({
+      target: target.config.name,
+      source: source.name,
+      reason,
+      message,
+    })),
+    runtime.nowMs(),
+  );
   return accepted(how.status, recorded, result.ignored, target, refused);
 }
 
@@ -238,6 +269,12 @@ export async function postAdmission({ runtime, gateway }: Deps, request: RouteRe
     };
   }
   return { status: 200, body: answer };
+}
+
+/** The `exclude` rules of the source that sent a request, if it has any. */
+function sourceExclusion(runtime: AppRuntime, name: string): { rule: Exclusion; from: string }[] {
+  const rule = runtime.loaded.config.sources.find((source) => source.name === name)?.exclude;
+  return rule ? [{ rule, from: `source "${name}"` }] : [];
 }
 
 function normalizeTarget(target: ResolvedTarget): NormalizeTarget {

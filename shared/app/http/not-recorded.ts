@@ -3,10 +3,14 @@ import {
   type AdmittedChange,
   type Author,
   authorSchema,
+  type CommandOf,
   changeSchema,
+  FIELD_CHARS,
+  NOT_RECORDED_EXAMPLES,
   type RefusedChange,
 } from '../../branch';
-import type { ResourceIdentity } from '../../resources';
+import { cutTo } from '../../branch/field-limits';
+import type { Change, Ignored, ResourceIdentity } from '../../resources';
 
 /**
  * An item of a request that is answered but not recorded (the branch cannot hold it, or a caller
@@ -56,4 +60,65 @@ function firstIssue(under: string, parsed: z.ZodSafeParseResult<unknown>): strin
   if (!issue) return undefined;
   const field = [under, ...issue.path.map(String)].filter((part) => part).join('.');
   return `${field}: ${issue.message}`;
+}
+
+/** What a `CountNotRecorded` carries: a request's events not recorded, counted by reason. */
+export type NotRecordedCount = Omit<CommandOf<'CountNotRecorded'>, 'type' | 'at' | 'target'>;
+
+/**
+ * The count of a request's `ignored` events (excluded ones among them) with a few examples (the
+ * latest of each reason first), and for an audit request, what its events showed of the policy:
+ * the latest write event that carried no object, and the resources `recorded` (named only while
+ * the target's status says their objects were missing, `objectsMissingFor`). Undefined: nothing to count.
+ */
+export function notRecordedCount({
+  ignored,
+  recorded,
+  objectsMissingFor,
+}: {
+  ignored: readonly Ignored[];
+  recorded: readonly Change[];
+  objectsMissingFor?: string;
+}): NotRecordedCount | undefined {
+  const counts: Record<string, number> = {};
+  const latest = new Map<string, NotRecorded>();
+  let objectless: { level: 'Metadata' | 'Request'; resource: string } | undefined;
+  for (const item of ignored) {
+    counts[item.reason] = (counts[item.reason] ?? 0) + 1;
+    latest.delete(item.reason);
+    // Cut here, not only by the branch: an audit event's objectRef is any size, and the signal is bounded.
+    const example = notRecorded(item.identity ?? {}, item.reason, item.message);
+    latest.set(item.reason, {
+      ...example,
+      object: cutTo(FIELD_CHARS.refusal)(example.object),
+      message: cutTo(FIELD_CHARS.refusal)(example.message),
+    });
+    // audit.k8s.io/v1 Level: Metadata carries no object, Request only the request's; a
+    // RequestResponse event without one is not the policy's doing.
+    const level = item.auditLevel;
+    if (level === 'Metadata' || level === 'Request') {
+      objectless = { level, resource: resourceOf(item.identity ?? {}) };
+    }
+  }
+  const withObjects =
+    objectsMissingFor !== undefined &&
+    recorded.some((change) => resourceOf(change.identity) === objectsMissingFor)
+      ? [objectsMissingFor]
+      : [];
+  if (ignored.length === 0 && withObjects.length === 0) return undefined;
+  return {
+    counts,
+    examples: [...latest.values()].slice(-NOT_RECORDED_EXAMPLES),
+    ...(objectless || withObjects.length > 0
+      ? { audit: { ...(objectless ? { objectless } : {}), withObjects } }
+      : {}),
+  };
+}
+
+/** `apps/deployments`, `configmaps`: the resource a condition names; cut to what the branch holds. */
+export function resourceOf(identity: Partial<ResourceIdentity>): string {
+  const resource = identity.group
+    ? `${identity.group}/${identity.resource ?? ''}`
+    : (identity.resource ?? '');
+  return resource.slice(0, 320) || 'an unnamed resource';
 }

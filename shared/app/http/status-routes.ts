@@ -1,6 +1,7 @@
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import {
+  notRecordedView,
   type PublicationStatus,
   pendingPaths,
   publicationStatus,
@@ -50,6 +51,7 @@ export async function listTargets({ runtime, gateway }: Deps, request: RouteRequ
       suspended: state ? suspensionOf(state.branch, target.config.name).suspended : target.config.suspend,
       sourceQuiet: runtime.activity.quiet(target.config.name, atMs).length > 0,
       pendingWrites: status?.pendingWrites ?? 0,
+      notRecorded: notRecordedView(state?.branch.notRecorded?.[target.config.name]).count,
       retryAt: status?.retryAt ?? null,
       intakePaused: status?.intakePaused ?? false,
       lastPush: lastPushView(target, status),
@@ -65,6 +67,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
   const state = await branchHandle(runtime, gateway, target).read();
   const status = state ? publicationStatus(state.branch, request.at) : undefined;
   const refused = state ? refusedWrites(state.branch, target.config.name) : { count: 0, recent: [] };
+  const notRecorded = notRecordedView(state?.branch.notRecorded?.[target.config.name]);
   const problem = target.encryptionProblem;
   const suspension = state ? suspensionOf(state.branch, target.config.name) : undefined;
   const atMs = Date.parse(request.at);
@@ -79,6 +82,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       conditions: [
         ...(status?.conditions ?? []),
         ...(refused.condition ? [refused.condition] : []),
+        ...(notRecorded.condition ? [notRecorded.condition] : []),
         ...(problem
           ? [
               {
@@ -105,6 +109,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       publication: { ...publicationView(status), lastPush: lastPushView(target, status) },
       window: status?.window ?? { open: false, changes: 0 },
       refusedWrites: { count: refused.count, recent: refused.recent },
+      notRecorded: { count: notRecorded.count, byReason: notRecorded.byReason, recent: notRecorded.recent },
       suspension: {
         suspended: suspension?.suspended ?? false,
         by: suspension?.by ?? [],

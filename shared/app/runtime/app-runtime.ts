@@ -10,6 +10,7 @@ import { secretEncryptor, targetEncryption } from '../../secrets/secret-encrypti
 import type { SopsEncryption } from '../../secrets/sops-document';
 import { createRepositoryAdmission, type RepositoryAdmission } from '../activities/repository-admission';
 import { type BranchKey, branchKeyFor } from './branch-key';
+import { type NotRecordedLog, notRecordedLog } from './not-recorded-log';
 import { type SourceActivity, sourceActivity } from './source-activity';
 
 /** A configured target with everything a request for it needs. */
@@ -45,6 +46,8 @@ export interface AppRuntime {
   encryptionCounters: EncryptionCounters;
   /** When each source last sent, for the quiet-source alarm (`sources[].quietAfter`). */
   activity: SourceActivity;
+  /** Events not recorded, logged once per target, source and reason per interval. */
+  notRecordedLog: NotRecordedLog;
   /** The Git activities each repository runs in this process, held to `limits.repositoryConcurrency`. */
   gitAdmission: RepositoryAdmission;
 }
@@ -110,6 +113,7 @@ export function createAppRuntime({
     nowMs,
     encryptionCounters,
     gitAdmission: createRepositoryAdmission(),
+    notRecordedLog: notRecordedLog(),
     activity: sourceActivity(
       config.sources.flatMap((source) =>
         source.quietAfter === undefined
