@@ -3,6 +3,8 @@ import { checkWritePath } from './check-write-path';
 import { rememberCommit } from './commit-summaries';
 import { formatCommit } from './format-commit';
 import type { ObjectStore } from './object-store';
+import type { CommitSigner } from './signing/commit-signer';
+import { signCommit } from './signing/sign-commit';
 import { createTreeEditor, type ReadTree, TreeConflict, type TreeEditor } from './tree-editor';
 import type { GitOperation, GitWrite } from './types';
 
@@ -17,6 +19,7 @@ export type BuiltCommits =
  * Turns the ordered writes into a chain of commits on `base`, one per write that changes the tree
  * (an empty save record always commits), writing only the changed blobs and trees into `store`.
  * Writes listed in `landed` are already on the remote: they keep that SHA and are not rebuilt.
+ * With a `signer`, each finished commit is signed (a rebuilt one again, on its new parent).
  */
 export async function buildCommits({
   base,
@@ -26,6 +29,7 @@ export async function buildCommits({
   store,
   landed = new Map(),
   maxObjectBytes = Number.POSITIVE_INFINITY,
+  signer,
 }: {
   base: string | null;
   baseTree: string | null;
@@ -35,6 +39,7 @@ export async function buildCommits({
   landed?: ReadonlyMap<string, string>;
   /** A file larger than this refuses its write: the remote would refuse the push, every time. */
   maxObjectBytes?: number;
+  signer?: CommitSigner | undefined;
 }): Promise<BuiltCommits> {
   const editor = createTreeEditor({ rootTree: baseTree, readTree, store });
   const commits: Record<string, string | null> = {};
@@ -60,7 +65,8 @@ export async function buildCommits({
       commits[write.id] = null;
       continue;
     }
-    const bytes = formatCommit({ tree: next, parent: head, ...write, writeId: write.id });
+    const unsigned = formatCommit({ tree: next, parent: head, ...write, writeId: write.id });
+    const bytes = signer ? signCommit(unsigned, signer) : unsigned;
     const oid = store.add('commit', bytes);
     rememberCommit(oid, { tree: next, parent: head, bytes });
     head = oid;

@@ -11,6 +11,7 @@ import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
 import type { Advertisement, RemoteSession } from './remote-session';
+import type { CommitSigner } from './signing/commit-signer';
 import {
   BranchNameSchema,
   type Clock,
@@ -48,13 +49,15 @@ const PublishInputSchema = z
   );
 
 /**
- * What `publish` takes: see docs/git-executor.md. `clock`, `signal` and `credentials` (a provider
- * of expiring tokens, used instead of `remote.auth`) are effects, not data.
+ * What `publish` takes: see docs/git-executor.md. `clock`, `signal`, `credentials` (a provider
+ * of expiring tokens, used instead of `remote.auth`) and `signer` (the repository's signing key,
+ * docs/signing.md) are effects, not data.
  */
 export type PublishInput = z.input<typeof PublishInputSchema> & {
   clock?: Clock;
   signal?: AbortSignal;
   credentials?: GitCredentials;
+  signer?: CommitSigner | undefined;
 };
 
 /**
@@ -114,6 +117,7 @@ export async function publish({
   clock = systemClock,
   signal,
   credentials,
+  signer,
   ...input
 }: PublishInput): Promise<PublishResult> {
   const parsed = PublishInputSchema.safeParse(input);
@@ -155,7 +159,7 @@ export async function publish({
   const startedAt = clock.now();
   const run = async (): Promise<PublishResult> => {
     try {
-      return await publishAttempts({ ...options, session, progress, deadline: total.signal });
+      return await publishAttempts({ ...options, session, progress, deadline: total.signal, signer });
     } catch (error) {
       const reason: unknown = total.signal.aborted ? total.signal.reason : error;
       return classifyFailure({
@@ -209,9 +213,11 @@ async function publishAttempts({
   progress,
   deadline,
   maxObjectBytes,
+  signer,
 }: Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
   writes: GitWrite[];
   session: RemoteSession;
+  signer: CommitSigner | undefined;
   progress: { step: GitStep };
   /** Fires when the whole publication is out of time or cancelled. */
   deadline: AbortSignal;
@@ -265,6 +271,7 @@ async function publishAttempts({
       landed,
       store,
       maxObjectBytes,
+      signer,
       readTree: async (oid) => (await git.readTree({ fs, gitdir, oid, cache })).tree,
     });
     if (built.kind === 'writeRefused') return built;
