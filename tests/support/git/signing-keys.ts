@@ -48,13 +48,14 @@ function run(
 
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
-/** An Ed25519 key from `ssh-keygen`, and an allowed signers file naming the committer for namespace `git`. */
+/** An Ed25519 or RSA key from `ssh-keygen`, and an allowed signers file naming the committer for namespace `git`. */
 export function newSshSigningKit(
+  type: 'ed25519' | 'rsa' = 'ed25519',
   committer = { name: 'kubescribe', email: 'kubescribe@example.com' },
 ): SigningKit {
   const dir = mkdtempSync(join(tmpdir(), 'ks-ssh-key-'));
-  const file = join(dir, 'id_ed25519');
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', committer.email, '-f', file]);
+  const file = join(dir, `id_${type}`);
+  execFileSync('ssh-keygen', ['-q', '-t', type, '-N', '', '-C', committer.email, '-f', file]);
   const allowed = join(dir, 'allowed_signers');
   writeFileSync(allowed, `${committer.email} namespaces="git" ${readFileSync(`${file}.pub`, 'utf8')}`);
   const privateKey = readFileSync(file, 'utf8');
