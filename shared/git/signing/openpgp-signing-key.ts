@@ -9,6 +9,7 @@ export const EDDSA_LEGACY = 22;
 /** The curve OID of Ed25519Legacy (RFC 9580 §9.2). */
 const ED25519_OID = Buffer.from('2b06010401da470f01', 'hex');
 const SECRET_KEY = 5;
+const PUBLIC_KEY = 6;
 const USER_ID = 13;
 
 /** An OpenPGP primary key that signs: its private key, what a signature names it by, its identities. */
@@ -96,6 +97,11 @@ function keyOf(
   // RFC 9580 §5.5.4.2: a v4 fingerprint is SHA-1 over 0x99, the two-octet length and the public key
   const length = Buffer.of(publicPart.length >> 8, publicPart.length & 0xff);
   const fingerprint = createHash('sha1').update(Buffer.of(0x99)).update(length).update(publicPart).digest();
-  const userIds = packets.filter((p) => p.tag === USER_ID).map((p) => p.body.toString('utf8'));
+  // the primary key's user IDs: those before the next primary key of an export holding several
+  const next = packets.findIndex((p, index) => index > 0 && (p.tag === SECRET_KEY || p.tag === PUBLIC_KEY));
+  const userIds = packets
+    .slice(1, next < 0 ? undefined : next)
+    .filter((p) => p.tag === USER_ID)
+    .map((p) => p.body.toString('utf8'));
   return { algorithm, privateKey, fingerprint, createdAt, userIds };
 }

@@ -111,6 +111,36 @@ describe('a key kubescribe cannot sign with', () => {
     }
   });
 
+  it('vouches only for its own user IDs when the export holds several keys', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ks-gnupg-two-'));
+    const gpg = (...args: string[]) =>
+      execFileSync(
+        'gpg',
+        ['--batch', '--quiet', '--pinentry-mode', 'loopback', '--passphrase', '', ...args],
+        {
+          env: { ...process.env, GNUPGHOME: home },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+    try {
+      gpg('--quick-gen-key', 'first <first@example.com>', 'ed25519', 'sign', 'never');
+      gpg('--quick-gen-key', 'second <second@example.com>', 'ed25519', 'sign', 'never');
+      const both = gpg(
+        '--armor',
+        '--export-secret-keys',
+        'first@example.com',
+        'second@example.com',
+      ).toString();
+      expect(CommitSigner.of('openpgp', both).identities).toEqual(['first@example.com']);
+    } finally {
+      execFileSync('gpgconf', ['--kill', 'gpg-agent'], {
+        env: { ...process.env, GNUPGHOME: home },
+        stdio: 'ignore',
+      });
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('prints as a placeholder in JSON and inspection', () => {
     const kit = newSshSigningKit('ed25519');
     try {
