@@ -71,7 +71,9 @@ export function secretSettingViolations(module: TerraformModule): string[] {
       );
     }
     if (!tokenNamesComeFromConfig(module, body[3]!)) {
-      violations.push(`local.${local} is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration`);
+      violations.push(
+        `local.${local} is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration`,
+      );
     }
   }
   return violations;
