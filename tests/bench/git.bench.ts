@@ -14,11 +14,14 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatCommit } from '../../shared/git/format-commit';
 import { publish } from '../../shared/git/publish';
 import { CommitSigner, type SigningFormat } from '../../shared/git/signing/commit-signer';
+import { signCommit } from '../../shared/git/signing/sign-commit';
 import type { GitWrite } from '../../shared/git/types';
 import { newOpenPgpSigningKit, newSshSigningKit, type SigningKit } from '../support/git/signing-keys';
 import { startGitServer } from '../support/git/start-git-server';
+import { report } from './figures';
 
 const FILES = Number(process.env.BENCH_GIT_FILES ?? 10_000);
 const SIZES = (process.env.BENCH_GIT_SIZES ?? '1,100,1000,10000')
@@ -289,6 +292,32 @@ async function main(): Promise<void> {
       signing: { format: variant.kit.format, key: variant.kit.privateKey },
     });
     for (const variant of signed) await iso.run(signedJob(variant, 0, 0));
+    // what signing itself costs a commit, apart from the publication around it (whose timings on a
+    // shared machine vary more than that from run to run)
+    const SIGNINGS = 1000;
+    const who = {
+      name: 'kubescribe',
+      email: 'kubescribe@example.com',
+      timestamp: 1_750_000_000,
+      timezoneOffset: 0,
+    };
+    const alone = signed.map((variant) => {
+      const signer = CommitSigner.of(variant.kit.format, variant.kit.privateKey);
+      const started = performance.now();
+      for (let i = 0; i < SIGNINGS; i++) {
+        const commit = formatCommit({
+          tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+          parent: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+          author: who,
+          committer: who,
+          message: `bench signing ${i}`,
+          writeId: `w-${i}`,
+        });
+        signCommit(commit, signer);
+      }
+      return `${variant.name} ${(((performance.now() - started) / SIGNINGS) * 1000).toFixed(0)} µs`;
+    });
+    console.log(`\nsigning one commit alone (mean of ${SIGNINGS}, Ed25519 keys): ${alone.join(' | ')}`);
     const wt = join(root, 'wt');
     await git(['clone', '-q', url('wt.git'), wt]);
     const fiLocal = join(root, 'fi-local.git');
@@ -340,6 +369,18 @@ async function main(): Promise<void> {
       console.log(
         `  K=${String(k).padEnd(5)} executor ${fmt(isoWarm)} | fresh process ${fmt(isoCold)} | git fast-import+push ${fmt(fim)} | git add/commit/push ${fmt(wtm)} | executor/fast-import ${ratio(isoWarm, fim)}x (fresh ${ratio(isoCold, fim)}x), executor/working tree ${ratio(isoWarm, wtm)}x  [${runs} runs]`,
       );
+      for (const [index, variant] of signed.entries()) {
+        const value = median(signedWarm[index]!.map((x) => x.ms));
+        const unsigned = median(isoWarm.map((x) => x.ms));
+        // issue 32: signing must not double a commit's time
+        report({
+          figure: `Git executor: ${variant.name}-signed commit + push, warm worker, K=${k} (ms)`,
+          value,
+          baseline: { what: 'unsigned, same run', value: unsigned },
+          goal: '< 2× unsigned',
+          met: value < 2 * unsigned,
+        });
+      }
       console.log(
         `          signed: ${signed.map((variant, index) => `${variant.name} ${fmt(signedWarm[index]!)} (${ratio(signedWarm[index]!, isoWarm)}x unsigned)`).join(' | ')}`,
       );
