@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { KeyUnreadable } from './key-unreadable';
 import { openPgpSignature } from './openpgp-signature';
 import { type OpenPgpSigningKey, readOpenPgpSigningKey } from './openpgp-signing-key';
 import { readSshSigningKey, type SshSigningKey } from './ssh-signing-key';
@@ -40,7 +41,10 @@ export class CommitSigner {
         key.userIds.flatMap((id) => /<([^<>]+)>\s*$/.exec(id)?.[1] ?? []),
       );
     } catch (error) {
-      throw new SigningKeyInvalid((error as Error).message);
+      // node:crypto's own words about numbers that form no key say nothing useful to an operator
+      throw new SigningKeyInvalid(
+        error instanceof KeyUnreadable ? error.message : 'is corrupt: its numbers do not form a key',
+      );
     }
   }
 

@@ -1,3 +1,4 @@
+import { KeyUnreadable } from './key-unreadable';
 /** The pieces of OpenPGP's wire format kubescribe reads and writes (RFC 9580 §3, §4, §6). */
 
 export type Packet = { tag: number; body: Buffer };
@@ -8,7 +9,7 @@ export function readPackets(bytes: Buffer): Packet[] {
   let at = 0;
   while (at < bytes.length) {
     const first = bytes[at++]!;
-    if (!(first & 0x80)) throw new Error('is not an OpenPGP packet sequence');
+    if (!(first & 0x80)) throw new KeyUnreadable('is not an OpenPGP packet sequence');
     let tag: number;
     let length: number;
     if (first & 0x40) {
@@ -19,7 +20,7 @@ export function readPackets(bytes: Buffer): Packet[] {
       else if (octet === 255) {
         length = bytes.readUInt32BE(at);
         at += 4;
-      } else throw new Error('uses partial body lengths, which a key export never does');
+      } else throw new KeyUnreadable('uses partial body lengths, which a key export never does');
     } else {
       tag = (first >> 2) & 0x0f;
       const type = first & 0x03;
@@ -30,7 +31,7 @@ export function readPackets(bytes: Buffer): Packet[] {
         at += size;
       }
     }
-    if (at + length > bytes.length) throw new Error('ends inside a packet');
+    if (at + length > bytes.length) throw new KeyUnreadable('ends inside a packet');
     packets.push({ tag, body: bytes.subarray(at, at + length) });
     at += length;
   }
@@ -70,12 +71,12 @@ export class PacketReader {
   constructor(private readonly body: Buffer) {}
 
   octet(): number {
-    if (this.offset >= this.body.length) throw new Error('ends inside a key packet');
+    if (this.offset >= this.body.length) throw new KeyUnreadable('ends inside a key packet');
     return this.body[this.offset++]!;
   }
 
   bytes(length: number): Buffer {
-    if (this.offset + length > this.body.length) throw new Error('ends inside a key packet');
+    if (this.offset + length > this.body.length) throw new KeyUnreadable('ends inside a key packet');
     const value = this.body.subarray(this.offset, this.offset + length);
     this.offset += length;
     return value;

@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
+import { KeyUnreadable } from './key-unreadable';
 import { dearmor, PacketReader, readPackets } from './openpgp-packets';
 import { rsaPrivateKey } from './rsa-jwk';
 
@@ -31,12 +32,13 @@ export type OpenPgpSigningKey = {
  */
 export function readOpenPgpSigningKey(text: string): OpenPgpSigningKey {
   const bytes = dearmor('PRIVATE KEY BLOCK', text);
-  if (!bytes) throw new Error('is not an armored OpenPGP secret key (gpg --armor --export-secret-keys)');
+  if (!bytes)
+    throw new KeyUnreadable('is not an armored OpenPGP secret key (gpg --armor --export-secret-keys)');
   const packets = readPackets(bytes);
   const primary = packets[0];
-  if (primary?.tag !== SECRET_KEY) throw new Error('does not start with a secret primary key');
+  if (primary?.tag !== SECRET_KEY) throw new KeyUnreadable('does not start with a secret primary key');
   const reader = new PacketReader(primary.body);
-  if (reader.octet() !== 4) throw new Error('is not a version 4 key (what GnuPG makes)');
+  if (reader.octet() !== 4) throw new KeyUnreadable('is not a version 4 key (what GnuPG makes)');
   const createdAt = reader.bytes(4).readUInt32BE();
   const algorithm = reader.octet();
   let privateKey: KeyObject;
@@ -51,12 +53,12 @@ export function readOpenPgpSigningKey(text: string): OpenPgpSigningKey {
     const q = reader.mpi();
     privateKey = rsaPrivateKey({ n, e, d, p, q });
     if ((privateKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
-      throw new Error('is an RSA key under 2048 bits, which hosts refuse to verify');
+      throw new KeyUnreadable('is an RSA key under 2048 bits, which hosts refuse to verify');
     return keyOf(RSA, privateKey, primary.body.subarray(0, publicEnd), createdAt, packets);
   }
   if (algorithm === EDDSA_LEGACY) {
     const oid = reader.bytes(reader.octet());
-    if (!oid.equals(ED25519_OID)) throw new Error('is an EdDSA key on a curve other than Ed25519');
+    if (!oid.equals(ED25519_OID)) throw new KeyUnreadable('is an EdDSA key on a curve other than Ed25519');
     const point = reader.mpi();
     const publicEnd = publicFields();
     unprotected(reader);
@@ -73,12 +75,14 @@ export function readOpenPgpSigningKey(text: string): OpenPgpSigningKey {
     });
     return keyOf(EDDSA_LEGACY, privateKey, primary.body.subarray(0, publicEnd), createdAt, packets);
   }
-  throw new Error(`has a primary key of algorithm ${algorithm}: kubescribe signs with Ed25519 or RSA keys`);
+  throw new KeyUnreadable(
+    `has a primary key of algorithm ${algorithm}: kubescribe signs with Ed25519 or RSA keys`,
+  );
 }
 
 function unprotected(reader: PacketReader): void {
   if (reader.octet() !== 0)
-    throw new Error(
+    throw new KeyUnreadable(
       'is protected by a passphrase: kubescribe signs unattended, so export the key without one',
     );
 }

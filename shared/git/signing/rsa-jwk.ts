@@ -1,4 +1,5 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { KeyUnreadable } from './key-unreadable';
 
 const b64url = (value: bigint): string => {
   let hex = value.toString(16);
@@ -29,7 +30,7 @@ export function rsaPrivateKey(numbers: { n: Buffer; e: Buffer; d: Buffer; p: Buf
     bigint,
     bigint,
   ];
-  if (p * q !== n) throw new Error('the RSA key is inconsistent (p·q ≠ n)');
+  if (p * q !== n) throw new KeyUnreadable('is an inconsistent RSA key (p·q ≠ n)');
   return createPrivateKey({
     key: {
       kty: 'RSA',

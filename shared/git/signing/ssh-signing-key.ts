@@ -1,4 +1,5 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { KeyUnreadable } from './key-unreadable';
 import { rsaPrivateKey } from './rsa-jwk';
 import { SshWireReader, sshMpint, sshString } from './ssh-wire';
 
@@ -29,26 +30,29 @@ function readPem(text: string): KeyObject {
   try {
     return createPrivateKey(text);
   } catch {
-    throw new Error('is not an SSH private key (the OpenSSH format ssh-keygen writes, or a PKCS#8 PEM)');
+    throw new KeyUnreadable(
+      'is not an SSH private key (the OpenSSH format ssh-keygen writes, or a PKCS#8 PEM)',
+    );
   }
 }
 
 /** openssh's PROTOCOL.key: magic, cipher, kdf, kdf options, key count, public keys, private section. */
 function readOpenSshKey(bytes: Buffer): KeyObject {
-  if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('is not an OpenSSH private key');
+  if (!bytes.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new KeyUnreadable('is not an OpenSSH private key');
   const reader = new SshWireReader(bytes.subarray(MAGIC.length));
   const cipher = reader.text();
   reader.text(); // kdf name
   reader.string(); // kdf options
   if (cipher !== 'none')
-    throw new Error(
+    throw new KeyUnreadable(
       'is protected by a passphrase: kubescribe signs unattended, so give it a key without one (ssh-keygen -N "")',
     );
-  if (reader.uint32() !== 1) throw new Error('must hold exactly one key');
+  if (reader.uint32() !== 1) throw new KeyUnreadable('must hold exactly one key');
   reader.string(); // the public key, repeated in the private section
   const secret = new SshWireReader(reader.string());
   const check = secret.uint32();
-  if (secret.uint32() !== check) throw new Error('is corrupt (its check numbers differ)');
+  if (secret.uint32() !== check) throw new KeyUnreadable('is corrupt (its check numbers differ)');
   const type = secret.text();
   if (type === 'ssh-ed25519') {
     const publicKey = secret.string();
@@ -67,7 +71,7 @@ function readOpenSshKey(bytes: Buffer): KeyObject {
     const q = secret.mpint();
     return rsaPrivateKey({ n, e, d, p, q });
   }
-  throw new Error(`is a ${type} key: kubescribe signs with ssh-ed25519 or ssh-rsa keys`);
+  throw new KeyUnreadable(`is a ${type} key: kubescribe signs with ssh-ed25519 or ssh-rsa keys`);
 }
 
 function withPublicBlob(privateKey: KeyObject): SshSigningKey {
@@ -81,7 +85,7 @@ function withPublicBlob(privateKey: KeyObject): SshSigningKey {
   }
   if (privateKey.asymmetricKeyType === 'rsa') {
     if ((privateKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
-      throw new Error('is an RSA key under 2048 bits, which hosts refuse to verify');
+      throw new KeyUnreadable('is an RSA key under 2048 bits, which hosts refuse to verify');
     const e = Buffer.from(jwk.e!, 'base64url');
     const n = Buffer.from(jwk.n!, 'base64url');
     return {
@@ -90,5 +94,7 @@ function withPublicBlob(privateKey: KeyObject): SshSigningKey {
       publicBlob: Buffer.concat([sshString('ssh-rsa'), sshMpint(e), sshMpint(n)]),
     };
   }
-  throw new Error(`is a ${privateKey.asymmetricKeyType} key: kubescribe signs with Ed25519 or RSA keys`);
+  throw new KeyUnreadable(
+    `is a ${privateKey.asymmetricKeyType} key: kubescribe signs with Ed25519 or RSA keys`,
+  );
 }

@@ -1,3 +1,5 @@
+import { KeyUnreadable } from './key-unreadable';
+
 /** The SSH wire encoding (RFC 4251 §5): `uint32` and length-prefixed `string`/`mpint`. */
 
 export function sshString(bytes: Buffer | string): Buffer {
@@ -55,8 +57,8 @@ export class SshWireReader {
   }
 }
 
-export class SshWireTruncated extends Error {
+export class SshWireTruncated extends KeyUnreadable {
   constructor() {
-    super('the key ends before its fields do');
+    super('ends before its fields do');
   }
 }

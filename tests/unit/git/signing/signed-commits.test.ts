@@ -111,6 +111,17 @@ describe('a key kubescribe cannot sign with', () => {
     }
   });
 
+  it('is refused, saying so, when its text was cut short (a variable truncated on its way)', () => {
+    const kit = newSshSigningKit('ed25519');
+    try {
+      const lines = kit.privateKey.trimEnd().split('\n');
+      const cut = [...lines.slice(0, 3), lines.at(-1)!].join('\n');
+      expect(() => CommitSigner.of('ssh', cut)).toThrow(new SigningKeyInvalid('ends before its fields do'));
+    } finally {
+      kit.cleanup();
+    }
+  });
+
   it('vouches only for its own user IDs when the export holds several keys', () => {
     const home = mkdtempSync(join(tmpdir(), 'ks-gnupg-two-'));
     const gpg = (...args: string[]) =>
