@@ -132,7 +132,7 @@ export async function loadConfig({
 
   const missing: MissingVariable[] = [];
   const secrets = resolveSecrets(config, env, missing);
-  secrets.repositorySigners = await resolveSigners(config, env, readFile, missing);
+  secrets.repositorySigners = await resolveSigners(config, env, readFile, missing, sourceName);
   let payloads: PayloadsSetting | undefined;
   try {
     payloads = parsePayloadsSetting({ env, dataDir, cwd });
@@ -173,6 +173,8 @@ async function resolveSigners(
   env: Env,
   readFile: (path: string) => Promise<string>,
   missing: MissingVariable[],
+  /** Where the configuration came from: what an issue in the configuration itself names. */
+  sourceName: string,
 ): Promise<Record<string, CommitSigner>> {
   const signers: Record<string, CommitSigner> = {};
   for (const [index, repository] of config.repositories.entries()) {
@@ -193,7 +195,7 @@ async function resolveSigners(
         keyText = await readFile(signing.keyFile!);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'read failed';
-        throw new ConfigInvalid('the environment', [
+        throw new ConfigInvalid(sourceName, [
           { path: usedBy, message: `names a file that cannot be read (${code})` },
         ]);
       }
@@ -203,7 +205,7 @@ async function resolveSigners(
       signer = CommitSigner.of(signing.format, keyText);
     } catch (error) {
       if (!(error instanceof SigningKeyInvalid)) throw error;
-      throw new ConfigInvalid('the environment', [
+      throw new ConfigInvalid(signing.keyEnv !== undefined ? 'the environment' : sourceName, [
         {
           path: usedBy,
           message: `holds a key that cannot sign ${signing.format} commits: it ${error.message}`,
@@ -212,7 +214,7 @@ async function resolveSigners(
     }
     const email = repository.committer.email.toLowerCase();
     if (signing.format === 'openpgp' && !signer.identities.some((id) => id.toLowerCase() === email)) {
-      throw new ConfigInvalid('the environment', [
+      throw new ConfigInvalid(sourceName, [
         {
           path: `repositories[${index}].committer.email`,
           message: `is not an identity of the signing key (its user IDs name ${signer.identities.join(', ') || 'no email'}): hosts would not show its commits as verified`,
