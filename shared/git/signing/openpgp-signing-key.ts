@@ -3,9 +3,8 @@ import { KeyUnreadable } from './key-unreadable';
 import { dearmor, PacketReader, readPackets } from './openpgp-packets';
 import { rsaPrivateKey } from './rsa-jwk';
 
-/** Public-key algorithm ids (RFC 9580 §9.1): RSA (sign-capable), and the EdDSA of GnuPG's Ed25519 keys. */
+/** Public-key algorithm ids (RFC 9580 §9.1): RSA, and the EdDSA of GnuPG's Ed25519 keys. */
 export const RSA = 1;
-const RSA_SIGN_ONLY = 3;
 export const EDDSA_LEGACY = 22;
 /** The curve OID of Ed25519Legacy (RFC 9580 §9.2). */
 const ED25519_OID = Buffer.from('2b06010401da470f01', 'hex');
@@ -27,8 +26,8 @@ export type OpenPgpSigningKey = {
 
 /**
  * Reads the primary key of an armored secret key export (`gpg --armor --export-secret-keys`),
- * unprotected, Ed25519 (GnuPG's default) or RSA. Throws an Error saying what is wrong, never
- * quoting the key.
+ * unprotected, Ed25519 (GnuPG's default) or RSA. Throws `KeyUnreadable` saying what is wrong,
+ * never quoting the key.
  */
 export function readOpenPgpSigningKey(text: string): OpenPgpSigningKey {
   const bytes = dearmor('PRIVATE KEY BLOCK', text);
@@ -41,17 +40,15 @@ export function readOpenPgpSigningKey(text: string): OpenPgpSigningKey {
   if (reader.octet() !== 4) throw new KeyUnreadable('is not a version 4 key (what GnuPG makes)');
   const createdAt = reader.bytes(4).readUInt32BE();
   const algorithm = reader.octet();
-  let privateKey: KeyObject;
-  const publicFields = (): number => reader.offset;
-  if (algorithm === RSA || algorithm === RSA_SIGN_ONLY) {
+  if (algorithm === RSA) {
     const n = reader.mpi();
     const e = reader.mpi();
-    const publicEnd = publicFields();
+    const publicEnd = reader.offset;
     unprotected(reader);
     const d = reader.mpi();
     const p = reader.mpi();
     const q = reader.mpi();
-    privateKey = rsaPrivateKey({ n, e, d, p, q });
+    const privateKey = rsaPrivateKey({ n, e, d, p, q });
     if ((privateKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
       throw new KeyUnreadable('is an RSA key under 2048 bits, which hosts refuse to verify');
     return keyOf(RSA, privateKey, primary.body.subarray(0, publicEnd), createdAt, packets);
@@ -60,10 +57,10 @@ export function readOpenPgpSigningKey(text: string): OpenPgpSigningKey {
     const oid = reader.bytes(reader.octet());
     if (!oid.equals(ED25519_OID)) throw new KeyUnreadable('is an EdDSA key on a curve other than Ed25519');
     const point = reader.mpi();
-    const publicEnd = publicFields();
+    const publicEnd = reader.offset;
     unprotected(reader);
     const seed = leftPad(reader.mpi(), 32);
-    privateKey = createPrivateKey({
+    const privateKey = createPrivateKey({
       // the public point is 0x40 followed by the 32-byte key
       key: {
         kty: 'OKP',

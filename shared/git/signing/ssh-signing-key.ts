@@ -16,7 +16,7 @@ const MAGIC = Buffer.from('openssh-key-v1\0');
 
 /**
  * Reads an SSH private key: the OpenSSH format `ssh-keygen` writes (unencrypted), or a PKCS#8 PEM;
- * Ed25519 or RSA. Throws an Error saying what is wrong, never quoting the key.
+ * Ed25519 or RSA. Throws `KeyUnreadable` saying what is wrong, never quoting the key.
  */
 export function readSshSigningKey(text: string): SshSigningKey {
   const armored = OPENSSH_ARMOR.exec(text);
