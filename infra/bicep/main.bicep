@@ -89,11 +89,16 @@ var repositoryKeyEnvs = map(
   filter(kubescribeConfig.?repositories ?? [], repository => contains(repository.?auth ?? {}, 'privateKeyEnv')),
   repository => repository.auth.privateKeyEnv
 )
+// A commit signing key (signing.keyEnv, docs/signing.md) is such a secret too.
+var signingKeyEnvs = map(
+  filter(kubescribeConfig.?repositories ?? [], repository => contains(repository.?signing ?? {}, 'keyEnv')),
+  repository => repository.signing.keyEnv
+)
 var sourceTokenEnvs = map(
   filter(kubescribeConfig.?sources ?? [], source => contains(source, 'tokenEnv')),
   source => source.tokenEnv
 )
-var tokenEnvs = union(repositoryTokenEnvs, repositoryKeyEnvs, sourceTokenEnvs)
+var tokenEnvs = union(repositoryTokenEnvs, repositoryKeyEnvs, signingKeyEnvs, sourceTokenEnvs)
 var keyVaultUri = 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/'
 
 // Versionless secret URIs: a rotated secret is picked up without redeploying (see docs/deploy-azure.md).

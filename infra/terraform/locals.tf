@@ -20,12 +20,14 @@ locals {
 
   # Secrets are named in the config, never held by it: every tokenEnv becomes an app setting that
   # references a Key Vault secret of the same name (Key Vault allows only letters, digits and '-').
-  # A GitHub App's private key (auth.privateKeyEnv) is such a secret too; an azure-identity repository
+  # A GitHub App's private key (auth.privateKeyEnv) and a commit signing key (signing.keyEnv,
+  # docs/signing.md) are such secrets too; an azure-identity repository
   # needs none: the app's identity (AZURE_CLIENT_ID) gets its Entra ID token for Azure DevOps.
   repository_token_envs = [for r in try(local.config.repositories, []) : r.auth.tokenEnv if can(r.auth.tokenEnv)]
   repository_key_envs   = [for r in try(local.config.repositories, []) : r.auth.privateKeyEnv if can(r.auth.privateKeyEnv)]
+  signing_key_envs      = [for r in try(local.config.repositories, []) : r.signing.keyEnv if can(r.signing.keyEnv)]
   source_token_envs     = [for s in try(local.config.sources, []) : s.tokenEnv if can(s.tokenEnv)]
-  token_envs            = distinct(concat(local.repository_token_envs, local.repository_key_envs, local.source_token_envs))
+  token_envs            = distinct(concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs))
   token_secret_names    = { for env in local.token_envs : env => lower(replace(env, "_", "-")) }
 
   # Versionless secret URIs: a rotated secret is picked up without redeploying (see docs/deploy-azure.md).

@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml, YAMLError } from 'yaml';
+import { CommitSigner, SigningKeyInvalid } from '../git/signing/commit-signer';
 import { encryptionProblem } from '../secrets/encryption-problem';
 import { defaultConfigFile } from './default-config';
 import {
@@ -30,6 +31,8 @@ export type ConfigSecrets = {
   repositoryTokens: Record<string, Secret>;
   /** A GitHub App's private key (PEM) per repository name, for repositories with `auth.kind: github-app`. */
   repositoryAppKeys?: Record<string, Secret>;
+  /** The commit signer per repository name, for repositories with `signing` (docs/signing.md). */
+  repositorySigners?: Record<string, CommitSigner>;
   /** Bearer token per source name. */
   sourceTokens: Record<string, Secret>;
   /** Kubeconfig per source name, for sources with `kubeconfigEnv`. */
@@ -119,6 +122,8 @@ export async function loadConfig({
     if (repository.auth?.kind === 'static' && repository.auth.tokenFile !== undefined) {
       repository.auth.tokenFile = resolve(baseDir, repository.auth.tokenFile);
     }
+    if (repository.signing?.keyFile !== undefined)
+      repository.signing.keyFile = resolve(baseDir, repository.signing.keyFile);
   }
   const port = nonEmpty(env.PORT);
   if (port !== undefined) {
@@ -130,6 +135,7 @@ export async function loadConfig({
 
   const missing: MissingVariable[] = [];
   const secrets = resolveSecrets(config, env, missing);
+  secrets.repositorySigners = await resolveSigners(config, env, readFile, missing, sourceName);
   let payloads: PayloadsSetting | undefined;
   try {
     payloads = parsePayloadsSetting({ env, dataDir, cwd });
@@ -157,6 +163,70 @@ function parseText(text: string, source: string): unknown {
     const where = position ? ` (line ${position.line}, column ${position.col})` : '';
     throw new ConfigInvalid(source, [{ path: '', message: `is not valid YAML or JSON: ${reason}${where}` }]);
   }
+}
+
+/**
+ * Reads each repository's signing key (from its variable or file) into a signer, checked now rather
+ * than at the first commit: a key kubescribe cannot use, or an OpenPGP key whose user IDs do not
+ * name the committer (hosts would not show its commits as verified), stops the start with the field
+ * that names it. An unset variable is added to `missing`.
+ */
+async function resolveSigners(
+  config: KubescribeConfig,
+  env: Env,
+  readFile: (path: string) => Promise<string>,
+  missing: MissingVariable[],
+  /** Where the configuration came from: what an issue in the configuration itself names. */
+  sourceName: string,
+): Promise<Record<string, CommitSigner>> {
+  const signers: Record<string, CommitSigner> = {};
+  for (const [index, repository] of config.repositories.entries()) {
+    const signing = repository.signing;
+    if (!signing) continue;
+    const where = `repositories[${index}].signing`;
+    const usedBy = signing.keyEnv !== undefined ? `${where}.keyEnv` : `${where}.keyFile`;
+    let keyText: string;
+    if (signing.keyEnv !== undefined) {
+      const value = env[signing.keyEnv];
+      if (value === undefined || value === '') {
+        missing.push({ variable: signing.keyEnv, usedBy });
+        continue;
+      }
+      keyText = value;
+    } else {
+      try {
+        keyText = await readFile(signing.keyFile!);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'read failed';
+        throw new ConfigInvalid(sourceName, [
+          { path: usedBy, message: `names a file that cannot be read (${code})` },
+        ]);
+      }
+    }
+    let signer: CommitSigner;
+    try {
+      signer = CommitSigner.of(signing.format, keyText);
+    } catch (error) {
+      if (!(error instanceof SigningKeyInvalid)) throw error;
+      throw new ConfigInvalid(signing.keyEnv !== undefined ? 'the environment' : sourceName, [
+        {
+          path: usedBy,
+          message: `holds a key that cannot sign ${signing.format} commits: it ${error.message}`,
+        },
+      ]);
+    }
+    const email = repository.committer.email.toLowerCase();
+    if (signing.format === 'openpgp' && !signer.identities.some((id) => id.toLowerCase() === email)) {
+      throw new ConfigInvalid(sourceName, [
+        {
+          path: `repositories[${index}].committer.email`,
+          message: `is not an identity of the signing key (its user IDs name ${signer.identities.join(', ') || 'no email'}): hosts would not show its commits as verified`,
+        },
+      ]);
+    }
+    signers[repository.name] = signer;
+  }
+  return signers;
 }
 
 /**

@@ -196,11 +196,27 @@ function httpsFormOf(url: string): string | undefined {
   return `https://${parsed.hostname}${parsed.pathname}`;
 }
 
+/**
+ * How a repository's commits are signed (docs/signing.md): Git's `gpg.format`, and where the
+ * private key is, a variable or a file (a mounted Secret), never the configuration itself.
+ */
+const signing = z
+  .strictObject({
+    format: z.enum(['ssh', 'openpgp']),
+    keyEnv: envVar.optional(),
+    keyFile: z.string().min(1).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if ((value.keyEnv === undefined) === (value.keyFile === undefined))
+      ctx.addIssue({ code: 'custom', message: 'must name the key with exactly one of keyEnv and keyFile' });
+  });
+
 const repository = z
   .strictObject({
     name,
     url: repositoryUrl,
     auth: repositoryAuth.optional(),
+    signing: signing.optional(),
     committer: z
       .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
       .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
@@ -561,6 +577,8 @@ export type KubescribeConfig = z.output<typeof configFileSchema>;
 /** The configuration file as written (YAML or JSON), before defaults. */
 export type KubescribeConfigFile = z.input<typeof configFileSchema>;
 export type RepositoryConfig = KubescribeConfig['repositories'][number];
+/** How a repository's commits are signed. */
+export type RepositorySigning = NonNullable<RepositoryConfig['signing']>;
 /** A repository's Git credentials, by kind. */
 export type RepositoryAuth = NonNullable<RepositoryConfig['auth']>;
 export type TargetConfig = KubescribeConfig['targets'][number];

@@ -4,6 +4,8 @@ import { type ObjectChange, withObjectList } from './commit-body';
 import { rememberCommit } from './commit-summaries';
 import { formatCommit } from './format-commit';
 import type { ObjectStore } from './object-store';
+import type { CommitSigner } from './signing/commit-signer';
+import { signCommit } from './signing/sign-commit';
 import { createTreeEditor, type ReadTree, TreeConflict, type TreeEditor } from './tree-editor';
 import type { GitOperation, GitWrite } from './types';
 
@@ -18,6 +20,7 @@ export type BuiltCommits =
  * Turns the ordered writes into a chain of commits on `base`, one per write that changes the tree
  * (an empty save record always commits), writing only the changed blobs and trees into `store`.
  * Writes listed in `landed` are already on the remote: they keep that SHA and are not rebuilt.
+ * With a `signer`, each finished commit is signed (a rebuilt one again, on its new parent).
  */
 export async function buildCommits({
   base,
@@ -28,6 +31,7 @@ export async function buildCommits({
   landed = new Map(),
   maxObjectBytes = Number.POSITIVE_INFINITY,
   readBlob,
+  signer,
 }: {
   base: string | null;
   baseTree: string | null;
@@ -42,6 +46,7 @@ export async function buildCommits({
    * (`remove-matching` with a selector, `edit`); blobs written by these writes are read from memory.
    */
   readBlob?: ReadBlob;
+  signer?: CommitSigner | undefined;
 }): Promise<BuiltCommits> {
   const reading = writes.some((write) => write.operations.some(readsContent));
   const written = new Map<string, Buffer>();
@@ -92,7 +97,8 @@ export async function buildCommits({
       continue;
     }
     const message = withObjectList(write.message, changed);
-    const bytes = formatCommit({ tree: next, parent: head, ...write, message, writeId: write.id });
+    const unsigned = formatCommit({ tree: next, parent: head, ...write, message, writeId: write.id });
+    const bytes = signer ? signCommit(unsigned, signer) : unsigned;
     const oid = store.add('commit', bytes);
     rememberCommit(oid, { tree: next, parent: head, bytes });
     head = oid;

@@ -12,6 +12,7 @@ import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
 import type { Advertisement, RemoteSession } from './remote-session';
+import type { CommitSigner } from './signing/commit-signer';
 import {
   BranchNameSchema,
   type Clock,
@@ -49,13 +50,15 @@ const PublishInputSchema = z
   );
 
 /**
- * What `publish` takes: see docs/git-executor.md. `clock`, `signal` and `credentials` (a provider
- * of expiring tokens, used instead of `remote.auth`) are effects, not data.
+ * What `publish` takes: see docs/git-executor.md. `clock`, `signal`, `credentials` (a provider
+ * of expiring tokens, used instead of `remote.auth`) and `signer` (the repository's signing key,
+ * docs/signing.md) are effects, not data.
  */
 export type PublishInput = z.input<typeof PublishInputSchema> & {
   clock?: Clock;
   signal?: AbortSignal;
   credentials?: GitCredentials;
+  signer?: CommitSigner | undefined;
 };
 
 /**
@@ -115,6 +118,7 @@ export async function publish({
   clock = systemClock,
   signal,
   credentials,
+  signer,
   ...input
 }: PublishInput): Promise<PublishResult> {
   const parsed = PublishInputSchema.safeParse(input);
@@ -156,7 +160,7 @@ export async function publish({
   const startedAt = clock.now();
   const run = async (): Promise<PublishResult> => {
     try {
-      return await publishAttempts({ ...options, session, progress, deadline: total.signal });
+      return await publishAttempts({ ...options, session, progress, deadline: total.signal, signer });
     } catch (error) {
       const reason: unknown = total.signal.aborted ? total.signal.reason : error;
       return classifyFailure({
@@ -210,9 +214,11 @@ async function publishAttempts({
   progress,
   deadline,
   maxObjectBytes,
+  signer,
 }: Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
   writes: GitWrite[];
   session: RemoteSession;
+  signer: CommitSigner | undefined;
   progress: { step: GitStep };
   /** Fires when the whole publication is out of time or cancelled. */
   deadline: AbortSignal;
@@ -267,6 +273,7 @@ async function publishAttempts({
       landed,
       store,
       maxObjectBytes,
+      signer,
       readTree: (oid) => readCheckedTree(gitdir, oid, cache),
       readBlob: async (oid) => {
         try {

@@ -3,7 +3,9 @@
  * loopback `git http-backend` (its own process). Commit + push of K changed ~1 KiB files into a
  * 10,000-file repository (K = 1, 100, 1,000, 10,000), and a cold fetch. Each executor run happens in
  * a long-lived worker process (as in a Functions or embedded host), plus one run per size in a fresh
- * process (cold start and peak RSS of one publication alone). Reports medians and ratios.
+ * process (cold start and peak RSS of one publication alone). Reports medians and ratios. Beside
+ * each unsigned publication, the same publication signed (docs/signing.md) with an SSH and an
+ * OpenPGP Ed25519 key, into copies of the repository; their tips are checked with `git verify-commit`.
  *
  * Knobs: BENCH_GIT_FILES (10000), BENCH_GIT_SIZES (1,100,1000,10000), BENCH_GIT_RUNS (5),
  * BENCH_GIT_RUNS_LARGE (3, for K >= 5000), BENCH_GIT_COLD_RUNS (3).
@@ -12,9 +14,14 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatCommit } from '../../shared/git/format-commit';
 import { publish } from '../../shared/git/publish';
+import { CommitSigner, type SigningFormat } from '../../shared/git/signing/commit-signer';
+import { signCommit } from '../../shared/git/signing/sign-commit';
 import type { GitWrite } from '../../shared/git/types';
+import { newOpenPgpSigningKit, newSshSigningKit, type SigningKit } from '../support/git/signing-keys';
 import { startGitServer } from '../support/git/start-git-server';
+import { report } from './figures';
 
 const FILES = Number(process.env.BENCH_GIT_FILES ?? 10_000);
 const SIZES = (process.env.BENCH_GIT_SIZES ?? '1,100,1000,10000')
@@ -91,7 +98,13 @@ const sum = (parts: Measure[]): Measure => ({
   rssMiB: Math.max(...parts.map((p) => p.rssMiB)),
 });
 
-type IsoJob = { url: string; cacheDir: string; k: number; rev: number };
+type IsoJob = {
+  url: string;
+  cacheDir: string;
+  k: number;
+  rev: number;
+  signing?: { format: SigningFormat; key: string };
+};
 type IsoWorker = { run(job: IsoJob): Promise<Measure>; stop(): Promise<void> };
 
 /**
@@ -130,10 +143,21 @@ function startIsoWorker(): IsoWorker {
   };
 }
 
+/** The worker's signers by key: made once, as the app makes them at start. */
+const signers = new Map<string, CommitSigner>();
+function signerOf(signing: NonNullable<IsoJob['signing']>): CommitSigner {
+  let signer = signers.get(signing.key);
+  if (!signer) {
+    signer = CommitSigner.of(signing.format, signing.key);
+    signers.set(signing.key, signer);
+  }
+  return signer;
+}
+
 async function publishJob(job: IsoJob): Promise<Measure> {
   const who = {
-    name: 'bench',
-    email: 'bench@example.invalid',
+    name: 'kubescribe',
+    email: 'kubescribe@example.com',
     timestamp: 1_750_000_000 + job.rev,
     timezoneOffset: 0,
   };
@@ -157,6 +181,7 @@ async function publishJob(job: IsoJob): Promise<Measure> {
     branch: 'main',
     writes: [write],
     cacheDir: job.cacheDir,
+    signer: job.signing ? signerOf(job.signing) : undefined,
   });
   const ms = performance.now() - started;
   if (result.kind !== 'published' || (job.k === 0) !== (result.commits[write.id] === null)) {
@@ -216,7 +241,7 @@ async function main(): Promise<void> {
     }
     await git(['--git-dir', seed, 'fast-import', '--quiet'], { input: `${stream.join('')}\n` });
     await git(['--git-dir', seed, 'repack', '-adq']);
-    for (const name of ['iso.git', 'wt.git', 'fi.git', 'cold.git'])
+    for (const name of ['iso.git', 'wt.git', 'fi.git', 'cold.git', 'signed-ssh.git', 'signed-pgp.git'])
       await cp(seed, join(root, name), { recursive: true });
     const url = (name: string) => `${server.url}/${name}`;
 
@@ -245,6 +270,54 @@ async function main(): Promise<void> {
     const cacheDir = await mkdtemp(join(root, 'cache-'));
     const iso = startIsoWorker();
     await iso.run({ url: url('iso.git'), cacheDir, k: 0, rev: 0 });
+    const signed: { name: string; repo: string; kit: SigningKit; cacheDir: string }[] = [
+      {
+        name: 'ssh',
+        repo: 'signed-ssh.git',
+        kit: newSshSigningKit('ed25519'),
+        cacheDir: await mkdtemp(join(root, 'cache-')),
+      },
+      {
+        name: 'openpgp',
+        repo: 'signed-pgp.git',
+        kit: newOpenPgpSigningKit('ed25519'),
+        cacheDir: await mkdtemp(join(root, 'cache-')),
+      },
+    ];
+    const signedJob = (variant: (typeof signed)[number], k: number, rev: number): IsoJob => ({
+      url: url(variant.repo),
+      cacheDir: variant.cacheDir,
+      k,
+      rev,
+      signing: { format: variant.kit.format, key: variant.kit.privateKey },
+    });
+    for (const variant of signed) await iso.run(signedJob(variant, 0, 0));
+    // what signing itself costs a commit, apart from the publication around it (whose timings on a
+    // shared machine vary more than that from run to run)
+    const SIGNINGS = 1000;
+    const who = {
+      name: 'kubescribe',
+      email: 'kubescribe@example.com',
+      timestamp: 1_750_000_000,
+      timezoneOffset: 0,
+    };
+    const alone = signed.map((variant) => {
+      const signer = CommitSigner.of(variant.kit.format, variant.kit.privateKey);
+      const started = performance.now();
+      for (let i = 0; i < SIGNINGS; i++) {
+        const commit = formatCommit({
+          tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+          parent: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+          author: who,
+          committer: who,
+          message: `bench signing ${i}`,
+          writeId: `w-${i}`,
+        });
+        signCommit(commit, signer);
+      }
+      return `${variant.name} ${(((performance.now() - started) / SIGNINGS) * 1000).toFixed(0)} µs`;
+    });
+    console.log(`\nsigning one commit alone (mean of ${SIGNINGS}, Ed25519 keys): ${alone.join(' | ')}`);
     const wt = join(root, 'wt');
     await git(['clone', '-q', url('wt.git'), wt]);
     const fiLocal = join(root, 'fi-local.git');
@@ -263,9 +336,12 @@ async function main(): Promise<void> {
       const isoWarm: Measure[] = [];
       const wtm: Measure[] = [];
       const fim: Measure[] = [];
+      const signedWarm = signed.map(() => [] as Measure[]);
       for (let r = 0; r < runs; r++) {
         rev++;
         isoWarm.push(await iso.run({ url: url('iso.git'), cacheDir, k, rev }));
+        for (const [index, variant] of signed.entries())
+          signedWarm[index]!.push(await iso.run(signedJob(variant, k, rev)));
 
         const started = performance.now();
         for (const i of changed(k)) await writeFile(join(wt, filePath(i)), yamlDoc(i, rev));
@@ -293,6 +369,21 @@ async function main(): Promise<void> {
       console.log(
         `  K=${String(k).padEnd(5)} executor ${fmt(isoWarm)} | fresh process ${fmt(isoCold)} | git fast-import+push ${fmt(fim)} | git add/commit/push ${fmt(wtm)} | executor/fast-import ${ratio(isoWarm, fim)}x (fresh ${ratio(isoCold, fim)}x), executor/working tree ${ratio(isoWarm, wtm)}x  [${runs} runs]`,
       );
+      for (const [index, variant] of signed.entries()) {
+        const value = median(signedWarm[index]!.map((x) => x.ms));
+        const unsigned = median(isoWarm.map((x) => x.ms));
+        // issue 32: signing must not double a commit's time
+        report({
+          figure: `Git executor: ${variant.name}-signed commit + push, warm worker, K=${k} (ms)`,
+          value,
+          baseline: { what: 'unsigned, same run', value: unsigned },
+          goal: '< 2× unsigned',
+          met: value < 2 * unsigned,
+        });
+      }
+      console.log(
+        `          signed: ${signed.map((variant, index) => `${variant.name} ${fmt(signedWarm[index]!)} (${ratio(signedWarm[index]!, isoWarm)}x unsigned)`).join(' | ')}`,
+      );
     }
     console.log(
       `  executor worker peak RSS over all runs: ${(await iso.run({ url: url('iso.git'), cacheDir, k: 1, rev: ++rev })).rssMiB.toFixed(0)} MiB`,
@@ -300,6 +391,13 @@ async function main(): Promise<void> {
     await iso.stop();
     await git(['--git-dir', join(root, 'iso.git'), 'fsck', '--no-progress']);
     console.log('\nexecutor remote: git fsck clean');
+    for (const variant of signed) {
+      const verified = await variant.kit.verify(join(root, variant.repo), 'main');
+      variant.kit.cleanup();
+      if (!verified.verified)
+        throw new Error(`the signed (${variant.name}) tip does not verify: ${verified.output}`);
+    }
+    console.log('signed remotes: git verify-commit verifies their tips');
   } finally {
     await server.stop();
     await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });

@@ -51,6 +51,10 @@ const APP_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .privateKey.export({ type: 'pkcs1', format: 'pem' })
   .toString();
 
+const SIGNING_KEY = generateKeyPairSync('ed25519')
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+
 /** Every environment variable a configuration names, set to a value of the right shape. */
 function variablesOf(config: unknown): Record<string, string> {
   const text = JSON.stringify(config);
@@ -61,7 +65,19 @@ function variablesOf(config: unknown): Record<string, string> {
   return Object.fromEntries([
     ...names.map((name) => [name, `value-of-${name.toLowerCase()}-0123456789`]),
     ...keys.map((name) => [name, APP_KEY]),
+    ...signingKeysOf(config),
   ]);
+}
+
+/** An SSH signing key (PKCS#8, which kubescribe reads as ssh-keygen's files) per `signing.keyEnv`. */
+function signingKeysOf(config: unknown): [string, string][] {
+  const repositories = isRecord(config) && Array.isArray(config.repositories) ? config.repositories : [];
+  return repositories.flatMap((repository: unknown) => {
+    const signing = isRecord(repository) && isRecord(repository.signing) ? repository.signing : undefined;
+    if (typeof signing?.keyEnv !== 'string') return [];
+    if (signing.format !== 'ssh') throw new Error('a page shows an openpgp signing key: give the test one');
+    return [[signing.keyEnv, SIGNING_KEY]];
+  });
 }
 
 it('finds the snippets of every page', () => {

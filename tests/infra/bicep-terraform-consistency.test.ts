@@ -61,10 +61,11 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
       /^map\(tokenEnvs, env => \{\s*name: env\s*value: '@Microsoft\.KeyVault\(SecretUri=\$\{keyVaultUri\}secrets\/\$\{toLower\(replace\(env, '_', '-'\)\)\}\/\)'\s*\}\)$/,
     );
     expect(bicep.vars.get('tokenEnvs')).toBe(
-      'union(repositoryTokenEnvs, repositoryKeyEnvs, sourceTokenEnvs)',
+      'union(repositoryTokenEnvs, repositoryKeyEnvs, signingKeyEnvs, sourceTokenEnvs)',
     );
     expect(bicep.vars.get('repositoryTokenEnvs')).toContain('repository => repository.auth.tokenEnv');
     expect(bicep.vars.get('repositoryKeyEnvs')).toContain('repository => repository.auth.privateKeyEnv');
+    expect(bicep.vars.get('signingKeyEnvs')).toContain('repository => repository.signing.keyEnv');
     expect(bicep.vars.get('sourceTokenEnvs')).toContain('source => source.tokenEnv');
   });
 

@@ -98,19 +98,27 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
     );
     const sourcesForgotten = await deploymentWith(
       'locals.tf',
-      'concat(local.repository_token_envs, local.repository_key_envs, local.source_token_envs)',
-      'concat(local.repository_token_envs, local.repository_key_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs)',
     );
     expect(secretSettingViolations(sourcesForgotten)).toContain(
-      'local.token_settings is not keyed by every tokenEnv and privateKeyEnv of the configuration',
+      'local.token_settings is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration',
     );
     const appKeysForgotten = await deploymentWith(
       'locals.tf',
-      'concat(local.repository_token_envs, local.repository_key_envs, local.source_token_envs)',
-      'concat(local.repository_token_envs, local.source_token_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs)',
+      'concat(local.repository_token_envs, local.signing_key_envs, local.source_token_envs)',
     );
     expect(secretSettingViolations(appKeysForgotten)).toContain(
-      'local.token_settings is not keyed by every tokenEnv and privateKeyEnv of the configuration',
+      'local.token_settings is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration',
+    );
+    const signingKeysForgotten = await deploymentWith(
+      'locals.tf',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.source_token_envs)',
+    );
+    expect(secretSettingViolations(signingKeysForgotten)).toContain(
+      'local.token_settings is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration',
     );
   });
 

@@ -71,12 +71,14 @@ export function secretSettingViolations(module: TerraformModule): string[] {
       );
     }
     if (!tokenNamesComeFromConfig(module, body[3]!)) {
-      violations.push(`local.${local} is not keyed by every tokenEnv and privateKeyEnv of the configuration`);
+      violations.push(
+        `local.${local} is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration`,
+      );
     }
   }
   return violations;
 }
-/** Whether a local's keys are the `tokenEnv` and `privateKeyEnv` names collected from `yamldecode(var.kubescribe_config)`. */
+/** Whether a local's keys are the `tokenEnv`, `privateKeyEnv` and `signing.keyEnv` names collected from `yamldecode(var.kubescribe_config)`. */
 function tokenNamesComeFromConfig(module: TerraformModule, local: string): boolean {
   const seen = new Set<string>();
   const sources = new Set<string>();
@@ -89,6 +91,8 @@ function tokenNamesComeFromConfig(module: TerraformModule, local: string): boole
       sources.add('repositories');
     if (/\.auth\.privateKeyEnv\b/.test(expression) && /local\.config\.repositories/.test(expression))
       sources.add('app keys');
+    if (/\.signing\.keyEnv\b/.test(expression) && /local\.config\.repositories/.test(expression))
+      sources.add('signing keys');
     if (/\.tokenEnv\b/.test(expression) && /local\.config\.sources/.test(expression)) sources.add('sources');
     for (const match of expression.matchAll(/local\.([a-z0-9_]+)/g)) visit(match[1]!);
   };
@@ -96,6 +100,7 @@ function tokenNamesComeFromConfig(module: TerraformModule, local: string): boole
   return (
     sources.has('repositories') &&
     sources.has('app keys') &&
+    sources.has('signing keys') &&
     sources.has('sources') &&
     module.locals.get('config') === `\${yamldecode(var.kubescribe_config)}`
   );

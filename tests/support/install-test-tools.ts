@@ -1,11 +1,19 @@
-// jest's globalSetup: the tools the tests run besides Node (age, kubectl, PyYAML), installed when
+// jest's globalSetup: the tools the tests run besides Node (age, kubectl, gpg, ssh-keygen, PyYAML), installed when
 // missing, so that `npm install && npm test` works on a fresh machine of this project's kind (root,
 // Debian packages).
 import { execFileSync } from 'node:child_process';
 import { DEBIAN_PYTHON } from './pyyaml';
 
-/** Debian packages the tests use, by the command each provides (kubectl renders deploy/'s kustomizations). */
-const TOOLS: Record<string, string> = { age: 'age', kubectl: 'kubectl' };
+/**
+ * Debian packages the tests use, by the command each provides (kubectl renders deploy/'s
+ * kustomizations; gpg and ssh-keygen make signing keys and verify signed commits).
+ */
+const TOOLS: Record<string, string> = {
+  age: 'age',
+  kubectl: 'kubectl',
+  gpg: 'gnupg',
+  'ssh-keygen': 'openssh-client',
+};
 
 function has(command: string): boolean {
   try {

@@ -102,6 +102,7 @@ async function land(
     ...(inFlight.effect.parentBranch ? { parentBranch: inFlight.effect.parentBranch } : {}),
     writes,
     cacheDir: gitCacheDir(env, runtime.loaded.dataDir, input.branchKey),
+    signer: runtime.loaded.secrets.repositorySigners?.[repository.name],
     callTimeoutMs: limits.gitCallTimeoutMs,
     publishTimeoutMs: limits.publishTimeoutMs,
   });

@@ -2,7 +2,8 @@
 // renders them: every object valid against the Kubernetes and cert-manager OpenAPI schemas (offline),
 // and the pieces agreeing with each other and with the app (the configuration loads as the service
 // loads it; names, ports, Secrets and addresses line up).
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -265,5 +266,69 @@ describe('the forwarder next to kubescribe', () => {
     ).secret;
     expect(secret.secretName).toBe(volume('tls').secret.secretName);
     expect(ca).toBe(`${mount.mountPath}/${secret.items[0].path}`);
+  });
+});
+
+describe('a signing key mounted by docs/signing.md’s overlay', () => {
+  // the overlay as the page shows it, applied beside deploy/kubescribe/base in a copy of deploy/
+  const page = readFileSync(join(DEPLOY, '..', 'docs', 'signing.md'), 'utf8');
+  const shown =
+    /^ {2}```yaml\n((?: {2}# deploy\/kubescribe\/signing\/kustomization\.yaml[^\n]*\n)(?:.*\n)*?) {2}```/m.exec(
+      page,
+    );
+  const overlay = (shown?.[1] ?? '').replace(/^ {2}/gm, '');
+  const keyFile = /keyFile: (\S+) \}/.exec(overlay)?.[1] ?? '';
+  const copy = mkdtempSync(join(tmpdir(), 'kubescribe-deploy-'));
+  let signed: K8sObject[] = [];
+  try {
+    cpSync(DEPLOY, copy, { recursive: true });
+    const dir = join(copy, 'kubescribe', 'signing');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'kustomization.yaml'), overlay);
+    signed = kustomize(dir) as K8sObject[];
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+  const signedPod = find(signed, 'StatefulSet', 'kubescribe').spec.template;
+
+  it('renders objects valid against the Kubernetes schemas', () => {
+    expect(overlay).toContain('kind: Kustomization');
+    expect(validateObjects(signed).flatMap((verdict) => (verdict.problem ? [verdict.problem] : []))).toEqual(
+      [],
+    );
+  });
+
+  it('puts the Secret’s key where the configuration’s keyFile names it, readable by the pod’s group only', () => {
+    const mount = signedPod.spec.containers[0].volumeMounts.find(
+      (m: { name: string }) => m.name === 'signing',
+    );
+    const secret = signedPod.spec.volumes.find((v: { name: string }) => v.name === 'signing').secret;
+    expect(`${mount.mountPath}/key`).toBe(keyFile);
+    expect(mount.readOnly).toBe(true);
+    // the pod runs as 65532 with fsGroup 65532: the file (owned by root) is read through its group
+    expect(signedPod.spec.securityContext.runAsUser).not.toBe(0);
+    expect(signedPod.spec.securityContext.fsGroup).toBeDefined();
+    expect(secret.defaultMode & 0o040).toBe(0o040);
+    expect(secret.defaultMode & 0o007).toBe(0);
+  });
+
+  it('gives a configuration with that keyFile its signer', async () => {
+    const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const config = parse(configMap.data['config.yaml']) as { repositories: Record<string, unknown>[] };
+    config.repositories[0]!.signing = { format: 'ssh', keyFile };
+    const loaded = await loadConfig({
+      env: {
+        KUBESCRIBE_CONFIG_CONTENT: JSON.stringify(config),
+        KUBESCRIBE_DATA: envValue('KUBESCRIBE_DATA'),
+        GIT_TOKEN: 'git-token-value',
+        CLUSTER_TOKEN: 'cluster-token-value',
+        CLUSTER_KUBECONFIG: configMap.data['status.kubeconfig'],
+      },
+      readFile: async (path) => {
+        if (path !== keyFile) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+        return key;
+      },
+    });
+    expect(Object.keys(loaded.secrets.repositorySigners ?? {})).toEqual([config.repositories[0]!.name]);
   });
 });
