@@ -25,6 +25,8 @@ export {
   type KubescribeConfigFile,
   type RepositoryConfig,
   type SourceConfig,
+  type EventHubSourceConfig,
+  type WebhookSourceConfig,
   type TargetConfig,
 } from './schema';
 export { Secret } from './secret';

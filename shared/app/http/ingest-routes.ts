@@ -240,7 +240,7 @@ export async function postAdmission({ runtime, gateway }: Deps, request: RouteRe
   return { status: 200, body: answer };
 }
 
-function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
+export function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
   return {
     path: target.config.path,
     sensitiveResources: target.sensitiveResources,
@@ -284,7 +284,7 @@ async function storePart(
 }
 
 /** Tells operators what a payload held, once its changes are durable. */
-function reportReceived(
+export function reportReceived(
   target: ResolvedTarget,
   intake: IntakeKind,
   changes: readonly Change[],
