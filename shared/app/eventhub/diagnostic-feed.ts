@@ -186,7 +186,7 @@ function normalizeOne({ category, event, at }: DiagnosticAuditEvent, target: Res
   if (tooBig && missing) {
     return {
       notRecorded: notRecorded(
-        missing.identity ?? {},
+        { ...refOf(event), ...missing.identity },
         'too-big-for-audit-log',
         `the audit log left the object out (${TOO_BIG_OBJECT}); the forwarder's next event or snapshot records it`,
       ),
