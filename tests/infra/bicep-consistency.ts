@@ -16,6 +16,10 @@ const ARM_TYPE_OF: Record<string, string> = {
   azurerm_service_plan: 'Microsoft.Web/serverfarms',
   azurerm_function_app_flex_consumption: 'Microsoft.Web/sites',
   azurerm_role_assignment: 'Microsoft.Authorization/roleAssignments',
+  azurerm_eventhub_namespace: 'Microsoft.EventHub/namespaces',
+  azurerm_eventhub: 'Microsoft.EventHub/namespaces/eventhubs',
+  azurerm_eventhub_consumer_group: 'Microsoft.EventHub/namespaces/eventhubs/consumergroups',
+  azurerm_monitor_diagnostic_setting: 'Microsoft.Insights/diagnosticSettings',
 };
 
 /** Terraform resources with no Bicep resource of their own, and why. */
@@ -31,6 +35,8 @@ export const BICEP_ONLY = {
     "the containers' parent, implicit in azurerm_storage_container",
   'Microsoft.Web/sites/basicPublishingCredentialsPolicies':
     'the attribute webdeploy_publish_basic_authentication_enabled of the Terraform function app',
+  'Microsoft.ContainerService/managedClusters':
+    'the existing AKS cluster the diagnostic setting is scoped to; Terraform names it by id (target_resource_id)',
 } as const;
 
 /** Settings only one side sets, and why. */

@@ -71,7 +71,7 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
   it('assign the same roles on the same kinds of resource to the same principals', () => {
     const { terraform: fromTerraform, bicep: fromBicep } = roleAssignments(terraform, bicep);
     expect(fromBicep).toEqual(fromTerraform);
-    expect(fromTerraform).toHaveLength(6);
+    expect(fromTerraform).toHaveLength(7);
   });
 
   it('agree on HTTPS, TLS, public access, shared keys, Key Vault mode, runtime and always-ready instances', () => {
@@ -93,6 +93,8 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
       ['storage_replication_type', 'storageSku'],
       ['log_retention_days', 'logRetentionDays'],
       ['grant_deployer_secrets_officer', 'secretsOfficerPrincipalId'],
+      ['aks_cluster_id', 'aksClusterId'],
+      ['event_hub_partition_count', 'eventHubPartitionCount'],
       ['tags', 'tags'],
     ];
     // The Bicep file deploys into a resource group that exists already.
