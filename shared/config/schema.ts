@@ -293,7 +293,12 @@ const eventHubSource = z.strictObject({
   kind: z.literal('eventHub'),
   eventHub: z.strictObject({
     /** The app-setting prefix of the identity-based connection: `<connection>__fullyQualifiedNamespace`. */
-    connection: envVar.prefault('KUBESCRIBE_EVENTHUB'),
+    connection: envVar
+      .refine(
+        (value) => value === 'KUBESCRIBE_EVENTHUB',
+        'must be KUBESCRIBE_EVENTHUB: the app\'s Event Hubs trigger binds that connection',
+      )
+      .prefault('KUBESCRIBE_EVENTHUB'),
     hub: hubName,
     consumerGroup: consumerGroup.prefault('$Default'),
     /** `kube-audit-admin` has every change and no get or list; `kube-audit` adds them (read and ignored). */
