@@ -296,7 +296,7 @@ const eventHubSource = z.strictObject({
     connection: envVar
       .refine(
         (value) => value === 'KUBESCRIBE_EVENTHUB',
-        'must be KUBESCRIBE_EVENTHUB: the app\'s Event Hubs trigger binds that connection',
+        "must be KUBESCRIBE_EVENTHUB: the app's Event Hubs trigger binds that connection",
       )
       .prefault('KUBESCRIBE_EVENTHUB'),
     hub: hubName,

@@ -194,7 +194,7 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
       'local.event_hub_enabled ? "connectionstring" : ""',
     );
     expect(eventHubViolations(keyedConnection)).toEqual([
-      'azurerm_function_app_flex_consumption.main KUBESCRIBE_EVENTHUB__credential must be ${local.event_hub_enabled ? "managedidentity" : ""}',
+      `azurerm_function_app_flex_consumption.main KUBESCRIBE_EVENTHUB__credential must be \${local.event_hub_enabled ? "managedidentity" : ""}`,
     ]);
     const otherHub = await deploymentWith(
       'locals.tf',
@@ -202,7 +202,7 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
       'local.event_hub_enabled ? "other-hub" : ""',
     );
     expect(eventHubViolations(otherHub)).toEqual([
-      'azurerm_function_app_flex_consumption.main KUBESCRIBE_EVENTHUB_NAME must be ${local.event_hub_enabled ? local.event_hub_name : ""}',
+      `azurerm_function_app_flex_consumption.main KUBESCRIBE_EVENTHUB_NAME must be \${local.event_hub_enabled ? local.event_hub_name : ""}`,
     ]);
     const weakTls = await deploymentWith(
       'eventhub.tf',
