@@ -329,7 +329,7 @@ function partitionReaders({
 }
 
 /** The Functions host's delays: fixed, or doubling from the minimum up to the maximum. */
-export function retryDelayMs(retry: RetryOptions, retryCount: number): number {
+function retryDelayMs(retry: RetryOptions, retryCount: number): number {
   if (retry.retryStrategy === 'fixedDelay') return durationMs(retry.delayInterval);
   const minimum = durationMs(retry.minimumInterval);
   const maximum = durationMs(retry.maximumInterval);

@@ -18,7 +18,6 @@ const diagnosticBodySchema = z.looseObject({ records: z.array(z.unknown()) });
 
 /** The audit categories of an AKS cluster: `kube-audit` has every verb, `kube-audit-admin` all but get and list. */
 export const AUDIT_CATEGORIES = ['kube-audit', 'kube-audit-admin'] as const;
-export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
 
 /** What the apiserver writes when an object exceeds the log's size limit (AKSAuditAdmin table reference). */
 export const TOO_BIG_OBJECT = 'skipped-too-big-size-object';

@@ -39,7 +39,7 @@ export const feedRecordSchema = z.strictObject({
   auditIDs: z.array(z.string().max(128)).max(AUDIT_IDS_KEPT),
 });
 export type FeedRecord = z.output<typeof feedRecordSchema>;
-export type FeedMark = z.output<typeof mark>;
+type FeedMark = z.output<typeof mark>;
 
 /** One audit event's change, as the memory judges it. */
 export interface FeedCandidate {
@@ -54,7 +54,7 @@ export type FeedVerdict = 'new' | 'duplicate' | 'older';
 const INTEGER = /^\d{1,20}$/;
 const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
 
-export function markOf(candidate: FeedCandidate): FeedMark {
+function markOf(candidate: FeedCandidate): FeedMark {
   return {
     ...(candidate.operation === 'upsert' && INTEGER.test(candidate.resourceVersion ?? '')
       ? { rv: candidate.resourceVersion }
@@ -97,7 +97,7 @@ export function remember(record: FeedRecord | undefined, candidate: FeedCandidat
 }
 
 /** Two writers' records of one object as one (a concurrent partition wrote first). */
-export function merge(ours: FeedRecord, theirs: FeedRecord): FeedRecord {
+function merge(ours: FeedRecord, theirs: FeedRecord): FeedRecord {
   const newest = olderThan(ours.newest, theirs.newest) === true ? theirs.newest : ours.newest;
   const auditIDs = [...theirs.auditIDs.filter((id) => !ours.auditIDs.includes(id)), ...ours.auditIDs];
   return { v: 1, newest, auditIDs: auditIDs.slice(-AUDIT_IDS_KEPT) };
