@@ -338,4 +338,45 @@ describe('the Event Hubs feed', () => {
       'bob@contoso.com <bob@contoso.com>|[CREATE] v1/configmaps shop/late',
     ]);
   });
+
+  it('delivers a batch again after a restart before its checkpoint, and records it once', async () => {
+    const { appRuntime } =
+      jest.requireActual<typeof import('../../functions/runtime')>('../../functions/runtime');
+    const memory = (await appRuntime()).feedMemory!;
+    // Admitted, then the feed memory cannot be written: the batch waits for its retry, unchecked.
+    memory.write = () => Promise.reject(new Error('storage unreachable'));
+    publish(
+      '2',
+      body(
+        record(
+          'kube-audit-admin',
+          auditEvent({
+            auditID: '5b0f9c8e-1d2a-4c3b-9e4f-000000000050',
+            verb: 'create',
+            user: 'carol@contoso.com',
+            namespace: 'shop',
+            name: 'restarted',
+            resourceVersion: '600',
+            data: { mode: 'again' },
+            at: '2026-11-30T10:15:08.000000Z',
+          }),
+        ),
+      ),
+    );
+    await app.advance(3000);
+    expect(await commitsOf('restarted')).toHaveLength(1);
+    // The new host builds a new runtime (and store): the batch is delivered again from its partition.
+    await app.restart();
+    await app.advance(10_000);
+    expect(await commitsOf('restarted')).toEqual([
+      'carol@contoso.com <carol@contoso.com>|[CREATE] v1/configmaps shop/restarted',
+    ]);
+    const checkpoint = JSON.parse(
+      readFileSync(join(app.dataDir, 'event-hubs', HUB, 'checkpoints', 'kubescribe', '2.json'), 'utf8'),
+    );
+    expect(checkpoint.sequenceNumber).toBe(0);
+    expect(
+      app.logs.filter((line) => line.event === 'EventHubFunctionFailed' && line.partition === '2'),
+    ).toHaveLength(1);
+  });
 });
