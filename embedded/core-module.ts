@@ -23,13 +23,19 @@ export interface RegisteredFunction {
   bindings: Record<string, Binding>;
   triggerName: string;
   trigger: Binding;
+  /** The function's retry policy (`retry` of its registration), as the worker reports it to the host. */
+  retry?: Record<string, unknown>;
   callback: (...args: unknown[]) => unknown;
 }
 
 /** The subset of the worker's invocation context the programming model reads. */
 export interface CoreInvocationContext {
   invocationId: string;
-  request: { inputData: { name: string; data: RpcTypedData }[]; triggerMetadata?: Record<string, unknown> };
+  request: {
+    inputData: { name: string; data: RpcTypedData }[];
+    triggerMetadata?: Record<string, unknown>;
+    retryContext?: { retryCount: number; maxRetryCount: number };
+  };
   metadata: { name: string; bindings: Record<string, Binding> };
   state?: string;
   log(level: string, category: string, message: string): void;
@@ -43,6 +49,7 @@ export interface RpcTypedData {
   http?: Record<string, unknown>;
   int?: number;
   double?: number;
+  collectionString?: { string: string[] };
 }
 
 /** The programming model `@azure/functions` hands over with setProgrammingModel. */
@@ -70,6 +77,7 @@ const SUPPORTED_TRIGGERS = [
   'entityTrigger',
   'activityTrigger',
   'timerTrigger',
+  'eventHubTrigger',
 ];
 const SUPPORTED_EXTRA_BINDINGS = ['durableClient', 'orchestrationClient', 'http'];
 
@@ -89,7 +97,7 @@ export class UnsupportedBindingError extends Error {
 }
 
 function registerFunction(
-  metadata: { name: string; bindings: Record<string, Binding> },
+  metadata: { name: string; bindings: Record<string, Binding>; retryOptions?: Record<string, unknown> },
   callback: (...args: unknown[]) => unknown,
 ): { dispose(): void } {
   const entries = Object.entries(metadata.bindings);
@@ -124,6 +132,7 @@ function registerFunction(
     bindings: metadata.bindings,
     triggerName,
     trigger,
+    ...(metadata.retryOptions ? { retry: metadata.retryOptions } : {}),
     callback,
   });
   return { dispose: () => registry.functions.delete(key) };

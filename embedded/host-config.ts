@@ -43,6 +43,7 @@ const hostJsonSchema = z.object({
         })
         .loose()
         .optional(),
+      eventHubs: z.object({ maxEventBatchSize: positive.optional() }).loose().optional(),
     })
     .loose()
     .optional(),
@@ -62,6 +63,8 @@ export interface HostSettings {
   defaultVersion: string;
   versionMatchStrategy: VersionMatchStrategy;
   versionFailureStrategy: VersionFailureStrategy;
+  /** Events per invocation of an Event Hubs trigger (`extensions.eventHubs.maxEventBatchSize`). */
+  maxEventBatchSize: number;
 }
 
 /** Defaults of a Premium/Dedicated plan (the documented values), 30 min function timeout. */
@@ -79,6 +82,8 @@ export const DEFAULT_SETTINGS: HostSettings = {
   // VersionFailureStrategy = Reject); DTFx's own VersioningSettings defaults to None.
   versionMatchStrategy: 'CurrentOrOlder',
   versionFailureStrategy: 'Reject',
+  // The Event Hubs extension's default (v5: `maxEventBatchSize` 100).
+  maxEventBatchSize: 100,
 };
 
 /** A host.json that is not valid; the message names the field. */
@@ -123,6 +128,8 @@ export function parseHostSettings(json: unknown, env: NodeJS.ProcessEnv = proces
     defaultVersion: dt.defaultVersion ?? DEFAULT_SETTINGS.defaultVersion,
     versionMatchStrategy: dt.versionMatchStrategy ?? DEFAULT_SETTINGS.versionMatchStrategy,
     versionFailureStrategy: dt.versionFailureStrategy ?? DEFAULT_SETTINGS.versionFailureStrategy,
+    maxEventBatchSize:
+      parsed.data.extensions?.eventHubs?.maxEventBatchSize ?? DEFAULT_SETTINGS.maxEventBatchSize,
   };
 }
 

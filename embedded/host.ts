@@ -19,6 +19,7 @@ import {
   engineChoiceFromEnv,
   type LargePayloadCounts,
 } from './engine-semantics';
+import { type EventHubTriggers, startEventHubTriggers } from './event-hub-triggers';
 import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-config';
 import type { HostContext } from './host-context';
 import { EMBEDDED_HOST_VARIABLE } from './host-marker';
@@ -102,6 +103,8 @@ export interface HostHandle {
   recovered: { messages: number; activities: number; timers: number };
   /** The engine semantics in force, its seed, and the payloads Azure Storage would move to blobs. */
   engine: { semantics: EngineSemantics; seed: number; largePayloads: LargePayloadCounts };
+  /** The local Event Hubs the app's Event Hubs triggers read (docs/embedded-host.md). */
+  eventHubs: Pick<EventHubTriggers, 'publish'>;
   /** Resolves once nothing is queued or running and no timer is due. */
   waitForIdle(): Promise<void>;
   /** Stops serving, lets work in flight finish (within the bound), and closes the store. */
@@ -241,6 +244,15 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     functionLog,
     clientInputs: base.clientInputs,
   });
+  const eventHubs = startEventHubTriggers({
+    functions,
+    dataDir: options.dataDir,
+    clock,
+    log,
+    functionLog,
+    clientInputs: base.clientInputs,
+    maxBatch: settings.maxEventBatchSize,
+  });
   const recovered = dispatcher.recover();
   if (recovered.messages + recovered.activities + recovered.timers > 0)
     log('info', 'WorkRecovered', recovered);
@@ -266,12 +278,14 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     functions,
     recovered,
     engine: { semantics: engine.semantics, seed: engine.seed, largePayloads: engine.largePayloads },
+    eventHubs: { publish: (hub, partitionId, bodies) => eventHubs.publish(hub, partitionId, bodies) },
     async waitForIdle() {
-      // A timer function's client calls start durable work: idle means neither is left.
+      // A trigger function's client calls start durable work: idle means neither is left.
       do {
         await timers.idle();
+        await eventHubs.idle();
         await dispatcher.waitForIdle();
-      } while (timers.busy());
+      } while (timers.busy() || eventHubs.busy());
     },
     stop() {
       stopped ??= (async () => {
@@ -279,7 +293,9 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
         // The app's requests finish first: their client calls still need the RPC API.
         await closeServer(app.server);
         timers.stop();
+        eventHubs.stop();
         await timers.idle();
+        await eventHubs.idle();
         await closeServer(rpc.server);
         await dispatcher.drain(options.stopTimeoutMs ?? 10_000);
         stopping = true;

@@ -24,6 +24,8 @@ export async function invokeFunction(options: {
   inputs: InputData[];
   log: FunctionLog;
   triggerMetadata?: Record<string, unknown>;
+  /** Which retry of the function's retry policy this is (the worker's RetryContext). */
+  retryContext?: { retryCount: number; maxRetryCount: number };
   reg?: Registry;
 }): Promise<RpcTypedData | null | undefined> {
   const { fn, inputs, log } = options;
@@ -32,7 +34,11 @@ export async function invokeFunction(options: {
   if (!model) throw new Error('No programming model was registered: did the app load @azure/functions?');
   const coreCtx = {
     invocationId: randomUUID(),
-    request: { inputData: inputs, triggerMetadata: options.triggerMetadata },
+    request: {
+      inputData: inputs,
+      triggerMetadata: options.triggerMetadata,
+      ...(options.retryContext ? { retryContext: options.retryContext } : {}),
+    },
     metadata: { name: fn.name, bindings: fn.bindings },
     state: 'preInvocationHooks',
     log: (level: string, category: string, message: string) => log(fn.name, level, category, message),

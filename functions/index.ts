@@ -4,6 +4,7 @@ import './healthz';
 import './dashboard';
 import './metrics';
 import './driver-keeper';
+import './eventhub-feed';
 import './http/routes';
 import './activities/publish';
 import './activities/read-remote';

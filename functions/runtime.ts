@@ -43,8 +43,8 @@ async function build(): Promise<AppRuntime> {
   checkRepositoryConcurrency(loaded, maxConcurrentActivities(hostJson));
   // `npm start` refused wrong local repositories before listening; here only the ones to create.
   await prepareLocalRepositories(loaded, { refuse: false });
-  const { keyEscrow, ...payloads } = await openPayloadStore({ setting: loaded.payloads });
-  const runtime = createAppRuntime({ loaded, payloads, keyEscrow, nowMs: () => Date.now() });
+  const { keyEscrow, feedMemory, ...payloads } = await openPayloadStore({ setting: loaded.payloads });
+  const runtime = createAppRuntime({ loaded, payloads, keyEscrow, feedMemory, nowMs: () => Date.now() });
   telemetry?.knowBranches(
     [...runtime.targets.values()].map(({ repository, branch }) => ({
       key: branch.key,

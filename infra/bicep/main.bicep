@@ -55,6 +55,14 @@ param logRetentionDays int = 30
 @description('Object id of the user, group or service principal that will store the Git token and source tokens (Key Vault Secrets Officer). Empty: grant nobody.')
 param secretsOfficerPrincipalId string = ''
 
+@description('Resource id of an AKS cluster, in this resource group, whose audit log kubescribe records through Event Hubs (authors without a forwarder, docs/connect-a-cluster.md). Empty: no Event Hubs.')
+param aksClusterId string = ''
+
+@description('Partitions of the Event Hub that carries the cluster\'s audit log (used when aksClusterId is set).')
+@minValue(1)
+@maxValue(32)
+param eventHubPartitionCount int = 4
+
 @description('Tags applied to every resource.')
 param tags object = {}
 
@@ -69,6 +77,11 @@ var functionAppName = 'func-${name}-${suffix}'
 var payloadContainerName = 'kubescribe-payloads'
 var packageContainerName = 'app-package'
 
+var eventHubEnabled = !empty(aksClusterId)
+var eventHubNamespaceName = 'evhns-${name}-${suffix}'
+var eventHubName = 'aks-audit'
+var eventHubConsumerGroup = 'kubescribe'
+
 // Built-in role definition ids (the same in every tenant).
 var storageBlobDataOwner = 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
 var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
@@ -76,6 +89,7 @@ var storageTableDataContributor = '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
 var keyVaultSecretsUser = '4633458b-17de-408a-b874-0445c86b69e6'
 var keyVaultSecretsOfficer = 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
 var monitoringMetricsPublisher = '3913510d-42f4-4e42-8a64-420c390055eb'
+var eventHubsDataReceiver = 'a638d3c7-ab3a-418d-83e6-5f17a39d4fde'
 
 // Secrets are named in the config, never held by it: every tokenEnv becomes an app setting that
 // references a Key Vault secret of the same name (Key Vault allows only letters, digits and '-').
@@ -107,6 +121,7 @@ var tokenAppSettings = map(tokenEnvs, env => {
   value: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/${toLower(replace(env, '_', '-'))}/)'
 })
 var targetNames = map(kubescribeConfig.targets, target => target.name)
+
 
 // One identity for everything the app touches: the task hub, the payload store, the deployment
 // package, Key Vault references and Application Insights ingestion.
@@ -335,6 +350,29 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
             name: 'KUBESCRIBE_TASK_HUB'
             value: taskHubName
           }
+          // The eventhub-feed function's binding: an identity-based connection (the Functions host's
+          // <connection>__fullyQualifiedNamespace convention) and the hub it reads. Empty without a
+          // cluster: the function registers only when KUBESCRIBE_EVENTHUB_NAME is set.
+          {
+            name: 'KUBESCRIBE_EVENTHUB__fullyQualifiedNamespace'
+            value: eventHubEnabled ? '${eventHubNamespaceName}.servicebus.windows.net' : ''
+          }
+          {
+            name: 'KUBESCRIBE_EVENTHUB__credential'
+            value: eventHubEnabled ? 'managedidentity' : ''
+          }
+          {
+            name: 'KUBESCRIBE_EVENTHUB__clientId'
+            value: eventHubEnabled ? identity.properties.clientId : ''
+          }
+          {
+            name: 'KUBESCRIBE_EVENTHUB_NAME'
+            value: eventHubEnabled ? eventHubName : ''
+          }
+          {
+            name: 'KUBESCRIBE_EVENTHUB_CONSUMER_GROUP'
+            value: eventHubEnabled ? eventHubConsumerGroup : ''
+          }
         ],
         tokenAppSettings
       )
@@ -386,6 +424,71 @@ resource scmBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@20
   name: 'scm'
   properties: {
     allow: false
+  }
+}
+
+// An AKS cluster's audit log through Event Hubs, when aksClusterId is set: the cluster's diagnostic
+// setting streams kube-audit-admin (every change, no get or list) to a hub, and the app's
+// eventhub-feed function reads it with its identity through a consumer group of its own.
+resource eventHubNamespace 'Microsoft.EventHub/namespaces@2024-01-01' = if (eventHubEnabled) {
+  name: eventHubNamespaceName
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard'
+    tier: 'Standard'
+    capacity: 1
+  }
+  properties: {
+    minimumTlsVersion: '1.2'
+    // Azure Monitor sends through the namespace's authorization rule (a diagnostic setting names
+    // one); the app never holds a key: it reads with its identity.
+    disableLocalAuth: false
+  }
+}
+
+resource eventHub 'Microsoft.EventHub/namespaces/eventhubs@2024-01-01' = if (eventHubEnabled) {
+  parent: eventHubNamespace
+  name: eventHubName
+  properties: {
+    partitionCount: eventHubPartitionCount
+    messageRetentionInDays: 1
+  }
+}
+
+// Checkpoints are per consumer group: kubescribe's own, so another reader of the hub moves nothing.
+resource eventHubConsumer 'Microsoft.EventHub/namespaces/eventhubs/consumergroups@2024-01-01' = if (eventHubEnabled) {
+  parent: eventHub
+  name: eventHubConsumerGroup
+}
+
+resource aksCluster 'Microsoft.ContainerService/managedClusters@2024-05-01' existing = if (eventHubEnabled) {
+  name: last(split(aksClusterId, '/'))
+}
+
+resource aksAudit 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = if (eventHubEnabled) {
+  name: 'kubescribe-audit'
+  scope: aksCluster
+  properties: {
+    eventHubName: eventHub.name
+    eventHubAuthorizationRuleId: '${eventHubNamespace.id}/authorizationRules/RootManageSharedAccessKey'
+    logs: [
+      {
+        category: 'kube-audit-admin'
+        enabled: true
+      }
+    ]
+  }
+}
+
+// Reads the hub (and keeps its checkpoints in the AzureWebJobsStorage account, as the trigger does).
+resource appEventHubsReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (eventHubEnabled) {
+  name: guid(eventHub.id, identity.id, eventHubsDataReceiver)
+  scope: eventHub
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', eventHubsDataReceiver)
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
   }
 }
 

@@ -16,6 +16,11 @@ locals {
   payload_container_name = "kubescribe-payloads"
   package_container_name = "app-package"
 
+  event_hub_enabled        = var.aks_cluster_id != ""
+  event_hub_namespace_name = "evhns-${var.name}-${local.suffix}"
+  event_hub_name           = "aks-audit"
+  event_hub_consumer_group = "kubescribe"
+
   target_names = [for t in local.config.targets : t.name]
 
   # Secrets are named in the config, never held by it: every tokenEnv becomes an app setting that
@@ -45,6 +50,14 @@ locals {
     KUBESCRIBE_CONFIG_CONTENT                 = var.kubescribe_config
     KUBESCRIBE_PAYLOADS                       = "blob:${azurerm_storage_account.main.primary_blob_endpoint}${azurerm_storage_container.payloads.name}"
     KUBESCRIBE_TASK_HUB                       = var.task_hub_name
+    # The eventhub-feed function's binding: an identity-based connection (the Functions host's
+    # <connection>__fullyQualifiedNamespace convention) and the hub it reads. Empty without a
+    # cluster: the function registers only when KUBESCRIBE_EVENTHUB_NAME is set.
+    KUBESCRIBE_EVENTHUB__fullyQualifiedNamespace = local.event_hub_enabled ? "${local.event_hub_namespace_name}.servicebus.windows.net" : ""
+    KUBESCRIBE_EVENTHUB__credential              = local.event_hub_enabled ? "managedidentity" : ""
+    KUBESCRIBE_EVENTHUB__clientId                = local.event_hub_enabled ? azurerm_user_assigned_identity.app.client_id : ""
+    KUBESCRIBE_EVENTHUB_NAME                     = local.event_hub_enabled ? local.event_hub_name : ""
+    KUBESCRIBE_EVENTHUB_CONSUMER_GROUP           = local.event_hub_enabled ? local.event_hub_consumer_group : ""
   }
 
   base_url = "https://${azurerm_function_app_flex_consumption.main.default_hostname}/api"

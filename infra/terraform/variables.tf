@@ -121,6 +121,28 @@ variable "grant_deployer_secrets_officer" {
   default     = true
 }
 
+variable "aks_cluster_id" {
+  description = "Resource id of an AKS cluster whose audit log kubescribe records through Event Hubs (authors without a forwarder, docs/connect-a-cluster.md). Empty: no Event Hubs."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.aks_cluster_id == "" || can(regex("^/subscriptions/[^/]+/resource[Gg]roups/[^/]+/providers/Microsoft\\.ContainerService/managedClusters/[^/]+$", var.aks_cluster_id))
+    error_message = "aks_cluster_id must be empty or an AKS cluster's resource id (/subscriptions/<id>/resourceGroups/<group>/providers/Microsoft.ContainerService/managedClusters/<name>)."
+  }
+}
+
+variable "event_hub_partition_count" {
+  description = "Partitions of the Event Hub that carries the cluster's audit log (used when aks_cluster_id is set)."
+  type        = number
+  default     = 4
+
+  validation {
+    condition     = var.event_hub_partition_count >= 1 && var.event_hub_partition_count <= 32 && floor(var.event_hub_partition_count) == var.event_hub_partition_count
+    error_message = "event_hub_partition_count must be a whole number from 1 to 32."
+  }
+}
+
 variable "tags" {
   description = "Tags applied to every resource."
   type        = map(string)

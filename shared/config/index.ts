@@ -20,12 +20,14 @@ export { DEFAULT_PAYLOAD_CONTAINER, type PayloadsSetting, parsePayloadsSetting }
 export { parseByteQuantity } from './quantity';
 export {
   configFileSchema,
+  type EventHubSourceConfig,
   isRemoteUrl,
   type KubescribeConfig,
   type KubescribeConfigFile,
   type RepositoryConfig,
   type SourceConfig,
   type TargetConfig,
+  type WebhookSourceConfig,
 } from './schema';
 export { Secret } from './secret';
 export { readTlsSetting, type TlsSetting } from './tls-setting';

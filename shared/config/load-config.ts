@@ -268,6 +268,7 @@ function resolveSecrets(config: KubescribeConfig, env: Env, missing: MissingVari
   const sourceTokens: Record<string, Secret> = {};
   const sourceKubeconfigs: Record<string, Secret> = {};
   config.sources.forEach((source, index) => {
+    if (source.kind !== 'webhook') return;
     sourceTokens[source.name] = read(source.tokenEnv, `sources[${index}].tokenEnv`);
     if (source.kubeconfigEnv) {
       sourceKubeconfigs[source.name] = read(source.kubeconfigEnv, `sources[${index}].kubeconfigEnv`);

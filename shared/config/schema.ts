@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
 import { anchored, DEFAULT_AUTHOR_MAPPING, isEmailAddress } from '../resources/commit-author';
+import { AUDIT_CATEGORIES } from '../resources/diagnostic-records';
 import { exclusionSchema } from '../resources/exclusion';
 import { escapeSegment, PORTABLE_MAX_TARGET_PATH } from '../resources/portable-path';
 import { bareNumber, parseDuration } from './duration';
@@ -315,8 +316,12 @@ const target = z
       });
   });
 
-const source = z.strictObject({
+const quietAfter = duration(7 * DAY_MS, '168h').refine((ms) => ms > 0, 'must be more than 0s');
+
+/** A source that posts to the HTTP routes with its bearer token (audit webhook, forwarder, admission). */
+const webhookSource = z.strictObject({
   name,
+  kind: z.literal('webhook').prefault('webhook'),
   tokenEnv: envVar,
   targets: z.array(z.union([z.literal('*'), name])).min(1, 'must list at least one target, or "*"'),
   /** A kubeconfig (its YAML, in this variable) to write CommitRequest status back to this cluster. */
@@ -324,12 +329,49 @@ const source = z.strictObject({
   /** `read`: the token may read status and lists but never write (a dashboard, monitoring). */
   access: z.enum(['write', 'read']).prefault('write'),
   /** A feed (audit webhook, forwarder) silent this long raises `SourceQuiet` on its targets. */
-  quietAfter: duration(7 * DAY_MS, '168h')
-    .refine((ms) => ms > 0, 'must be more than 0s')
-    .optional(),
+  quietAfter: quietAfter.optional(),
   /** Changes this source sends that are not recorded, on any of its targets (docs/configuration.md, "Exclusions"). */
   exclude: exclusionSchema.optional(),
 });
+
+// Event Hubs names: 1-256 letters, digits, ".", "-", "_" (a consumer group also `$Default`).
+const hubName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/, 'must be an Event Hub name');
+const consumerGroup = z
+  .string()
+  .regex(/^(\$Default|[A-Za-z0-9][A-Za-z0-9._-]{0,255})$/, 'must be a consumer group name or "$Default"');
+
+/**
+ * An AKS cluster's audit log, streamed by a diagnostic setting to an Event Hub that the app's
+ * Event Hubs trigger reads (docs/connect-a-cluster.md, "AKS through Event Hubs"). It sends no
+ * token: the trigger reads the hub with the app's identity.
+ */
+const eventHubSource = z.strictObject({
+  name,
+  kind: z.literal('eventHub'),
+  eventHub: z.strictObject({
+    /** The app-setting prefix of the identity-based connection: `<connection>__fullyQualifiedNamespace`. */
+    connection: envVar
+      .refine(
+        (value) => value === 'KUBESCRIBE_EVENTHUB',
+        "must be KUBESCRIBE_EVENTHUB: the app's Event Hubs trigger binds that connection",
+      )
+      .prefault('KUBESCRIBE_EVENTHUB'),
+    hub: hubName,
+    consumerGroup: consumerGroup.prefault('$Default'),
+    /** `kube-audit-admin` has every change and no get or list; `kube-audit` adds them (read and ignored). */
+    categories: z
+      .array(z.enum(AUDIT_CATEGORIES))
+      .min(1, 'must list at least one category')
+      .prefault(['kube-audit-admin']),
+  }),
+  /** The targets every audit event of this cluster is recorded in. */
+  targets: z.array(name).min(1, 'must list at least one target'),
+  quietAfter: quietAfter.optional(),
+  /** Changes of this cluster that are not recorded, on any of its targets (docs/configuration.md, "Exclusions"). */
+  exclude: exclusionSchema.optional(),
+});
+
+const source = z.discriminatedUnion('kind', [webhookSource, eventHubSource]);
 
 const limits = z
   .strictObject({
@@ -500,6 +542,16 @@ export const configFileSchema = z
     unique(config.repositories, 'repositories', ctx);
     unique(config.targets, 'targets', ctx);
     unique(config.sources, 'sources', ctx);
+    // The app has one Event Hubs trigger, bound to one hub and consumer group.
+    config.sources.forEach((s, index) => {
+      if (s.kind === 'eventHub' && config.sources.findIndex((other) => other.kind === 'eventHub') < index) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', index, 'kind'],
+          message: 'only one eventHub source is supported',
+        });
+      }
+    });
     const repositoryNames = new Set(config.repositories.map((r) => r.name));
     const targetNames = new Set(config.targets.map((t) => t.name));
     config.targets.forEach((t, index) => {
@@ -583,3 +635,5 @@ export type RepositorySigning = NonNullable<RepositoryConfig['signing']>;
 export type RepositoryAuth = NonNullable<RepositoryConfig['auth']>;
 export type TargetConfig = KubescribeConfig['targets'][number];
 export type SourceConfig = KubescribeConfig['sources'][number];
+export type WebhookSourceConfig = Extract<SourceConfig, { kind: 'webhook' }>;
+export type EventHubSourceConfig = Extract<SourceConfig, { kind: 'eventHub' }>;

@@ -1,7 +1,9 @@
 import type * as AzureIdentity from '@azure/identity';
 import type * as StorageBlob from '@azure/storage-blob';
+import type { FeedMemoryStore } from '../app/eventhub/feed-memory';
 import type { PayloadsSetting } from '../config/payloads-setting';
 import { createBlobPayloadStore } from './blob-payload-store';
+import { createBlobFeedMemory, createFileFeedMemory } from './feed-memory-store';
 import { createFilePayloadStore } from './file-payload-store';
 import { createBlobKeyEscrow, createFileKeyEscrow, type KeyEscrowStore } from './key-escrow-store';
 import type { PayloadStore } from './payload-store';
@@ -21,24 +23,33 @@ export async function openPayloadStore({
   setting,
 }: {
   setting: PayloadsSetting;
-}): Promise<PayloadStore & { keyEscrow: KeyEscrowStore }> {
+}): Promise<PayloadStore & { keyEscrow: KeyEscrowStore; feedMemory: FeedMemoryStore }> {
   switch (setting.kind) {
     case 'file':
       return {
         ...createFilePayloadStore({ folder: setting.folder }),
         keyEscrow: createFileKeyEscrow({ folder: setting.folder }),
+        feedMemory: createFileFeedMemory({ folder: setting.folder }),
       };
     case 'blob': {
       const { ContainerClient } = storageBlob();
       const { DefaultAzureCredential } = azureIdentity();
       const container = new ContainerClient(setting.containerUrl, new DefaultAzureCredential());
-      return { ...createBlobPayloadStore({ container }), keyEscrow: createBlobKeyEscrow({ container }) };
+      return {
+        ...createBlobPayloadStore({ container }),
+        keyEscrow: createBlobKeyEscrow({ container }),
+        feedMemory: createBlobFeedMemory({ container }),
+      };
     }
     case 'blob-connection': {
       const { ContainerClient } = storageBlob();
       const container = new ContainerClient(setting.connectionString.reveal(), setting.container);
       await container.createIfNotExists();
-      return { ...createBlobPayloadStore({ container }), keyEscrow: createBlobKeyEscrow({ container }) };
+      return {
+        ...createBlobPayloadStore({ container }),
+        keyEscrow: createBlobKeyEscrow({ container }),
+        feedMemory: createBlobFeedMemory({ container }),
+      };
     }
     default: {
       const unknown: never = setting;

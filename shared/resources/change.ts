@@ -65,7 +65,11 @@ export type IgnoreReason =
   | 'not-a-create'
   | 'no-object-uid'
   | 'invalid-commit-request'
-  | 'excluded';
+  | 'excluded'
+  /** An at-least-once feed delivered an audit event already recorded (same auditID). */
+  | 'duplicate-delivery'
+  /** An at-least-once feed delivered a change older than one already recorded for the object. */
+  | 'older-than-recorded';
 
 /** An input item that was read and deliberately not turned into a change, with the reason. */
 export type Ignored = {

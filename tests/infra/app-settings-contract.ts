@@ -49,4 +49,5 @@ export const BUILT_IN_ROLE_IDS: Record<string, string> = {
   '4633458b-17de-408a-b874-0445c86b69e6': 'Key Vault Secrets User',
   'b86a8fe4-44ce-4948-aee5-eccb2c155cd7': 'Key Vault Secrets Officer',
   '3913510d-42f4-4e42-8a64-420c390055eb': 'Monitoring Metrics Publisher',
+  'a638d3c7-ab3a-418d-83e6-5f17a39d4fde': 'Azure Event Hubs Data Receiver',
 };

@@ -16,6 +16,10 @@ const ARM_TYPE_OF: Record<string, string> = {
   azurerm_service_plan: 'Microsoft.Web/serverfarms',
   azurerm_function_app_flex_consumption: 'Microsoft.Web/sites',
   azurerm_role_assignment: 'Microsoft.Authorization/roleAssignments',
+  azurerm_eventhub_namespace: 'Microsoft.EventHub/namespaces',
+  azurerm_eventhub: 'Microsoft.EventHub/namespaces/eventhubs',
+  azurerm_eventhub_consumer_group: 'Microsoft.EventHub/namespaces/eventhubs/consumergroups',
+  azurerm_monitor_diagnostic_setting: 'Microsoft.Insights/diagnosticSettings',
 };
 
 /** Terraform resources with no Bicep resource of their own, and why. */
@@ -31,6 +35,8 @@ export const BICEP_ONLY = {
     "the containers' parent, implicit in azurerm_storage_container",
   'Microsoft.Web/sites/basicPublishingCredentialsPolicies':
     'the attribute webdeploy_publish_basic_authentication_enabled of the Terraform function app',
+  'Microsoft.ContainerService/managedClusters':
+    'the existing AKS cluster the diagnostic setting is scoped to; Terraform names it by id (target_resource_id)',
 } as const;
 
 /** Settings only one side sets, and why. */
@@ -181,4 +187,35 @@ function bicepSite(bicep: BicepFile): BicepResource {
   if (sites.length !== 1)
     throw new Error(`expected one Microsoft.Web/sites in the Bicep file, found ${sites.length}`);
   return sites[0]!;
+}
+
+/** What the Event Hubs feed's resources must agree on, as `name = value` lines. */
+export function eventHubProperties(
+  module: TerraformModule,
+  bicep: BicepFile,
+): { terraform: string[]; bicep: string[] } {
+  const resource = (address: string) => module.resources.get(address) ?? {};
+  const namespace = resource('azurerm_eventhub_namespace.audit');
+  const diagnostic = resource('azurerm_monitor_diagnostic_setting.aks_audit');
+  const logs = (diagnostic.enabled_log as { category?: string }[] | undefined) ?? [];
+  const local = (expression: unknown) =>
+    String(module.locals.get(String(expression).replace(/^\$\{local\.(\w+)\}$/, '$1')) ?? expression);
+  const terraform = [
+    `namespace minimum TLS = ${namespace.minimum_tls_version}`,
+    `namespace sku = ${namespace.sku}`,
+    `hub = ${local(resource('azurerm_eventhub.audit').name)}`,
+    `consumer group = ${local(resource('azurerm_eventhub_consumer_group.kubescribe').name)}`,
+    `streamed categories = ${logs.map((log) => log.category).join(',')}`,
+  ];
+  const body = (type: string) => bicep.resources.find((entry) => entry.type === type)?.body ?? '';
+  const variable = (expression: string) => unquote(bicep.vars.get(expression) ?? expression);
+  const namespaceBody = body('Microsoft.EventHub/namespaces');
+  const bicepLines = [
+    `namespace minimum TLS = ${value(namespaceBody, 'minimumTlsVersion')}`,
+    `namespace sku = ${value(namespaceBody, 'sku', 'name')}`,
+    `hub = ${variable(value(body('Microsoft.EventHub/namespaces/eventhubs'), 'name'))}`,
+    `consumer group = ${variable(value(body('Microsoft.EventHub/namespaces/eventhubs/consumergroups'), 'name'))}`,
+    `streamed categories = ${propertyValues(body('Microsoft.Insights/diagnosticSettings'), 'category').map(unquote).join(',')}`,
+  ];
+  return { terraform, bicep: bicepLines };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AZURE_APP_SETTINGS, FLEX_REFUSED_SETTINGS } from './app-settings-contract';
 import {
   bicepAppSettings,
+  eventHubProperties,
   resourceTypes,
   roleAssignments,
   securityProperties,
@@ -72,7 +73,7 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
   it('assign the same roles on the same kinds of resource to the same principals', () => {
     const { terraform: fromTerraform, bicep: fromBicep } = roleAssignments(terraform, bicep);
     expect(fromBicep).toEqual(fromTerraform);
-    expect(fromTerraform).toHaveLength(6);
+    expect(fromTerraform).toHaveLength(7);
   });
 
   it('agree on HTTPS, TLS, public access, shared keys, Key Vault mode, runtime and always-ready instances', () => {
@@ -80,6 +81,18 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
     expect(fromBicep).toEqual(fromTerraform);
     expect(fromTerraform).toContain('https only = true');
     expect(fromTerraform).toContain('storage shared keys = false');
+  });
+
+  it('stream the same audit category to the same hub and consumer group, over the same TLS floor', () => {
+    const { terraform: fromTerraform, bicep: fromBicep } = eventHubProperties(terraform, bicep);
+    expect(fromBicep).toEqual(fromTerraform);
+    expect(fromTerraform).toEqual([
+      'namespace minimum TLS = 1.2',
+      'namespace sku = Standard',
+      'hub = aks-audit',
+      'consumer group = kubescribe',
+      'streamed categories = kube-audit-admin',
+    ]);
   });
 
   it('take the same inputs with the same defaults, each described', () => {
@@ -94,6 +107,8 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
       ['storage_replication_type', 'storageSku'],
       ['log_retention_days', 'logRetentionDays'],
       ['grant_deployer_secrets_officer', 'secretsOfficerPrincipalId'],
+      ['aks_cluster_id', 'aksClusterId'],
+      ['event_hub_partition_count', 'eventHubPartitionCount'],
       ['tags', 'tags'],
     ];
     // The Bicep file deploys into a resource group that exists already.
@@ -188,6 +203,13 @@ describe('the consistency check, given a Bicep file that drifted', () => {
     const drifted = bicepWith("minTlsVersion: '1.2'", "minTlsVersion: '1.0'");
     const { bicep: fromBicep } = securityProperties(terraform, drifted);
     expect(fromBicep).toContain('minimum TLS = 1.0');
+  });
+
+  it('reports a diagnostic setting that streams another category in Bicep', () => {
+    const drifted = bicepWith("category: 'kube-audit-admin'", "category: 'kube-audit'");
+    const { terraform: fromTerraform, bicep: fromBicep } = eventHubProperties(terraform, drifted);
+    expect(fromBicep).not.toEqual(fromTerraform);
+    expect(fromBicep).toContain('streamed categories = kube-audit');
   });
 
   it('reports a resource only Bicep declares', () => {

@@ -213,6 +213,8 @@ it(`given the extracted zip, when the embedded host loads it on Node ${DEPLOYED_
       PACKAGED_APP: app,
       KUBESCRIBE_DATA: join(work, 'data'),
       KUBESCRIBE_TASK_HUB: 'packagedhub',
+      // Registers the Event Hubs feed, as the deployment does when it has a cluster to read.
+      KUBESCRIBE_EVENTHUB_NAME: 'aks-audit',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -254,6 +256,7 @@ it(`given the extracted zip, when the embedded host loads it on Node ${DEPLOYED_
         'branch (entityTrigger)',
         'branch-driver (orchestrationTrigger)',
         'driver-keeper (timerTrigger)',
+        'eventhub-feed (eventHubTrigger)',
         'withdraw-save (orchestrationTrigger)',
       ].sort(),
     );

@@ -5,6 +5,7 @@ import { loadTerraform, readTerraformTexts, TERRAFORM_DIR, type TerraformModule 
 import { undeclaredReferences } from './terraform-references';
 import {
   contractViolations,
+  eventHubViolations,
   identityStorageViolations,
   roleViolations,
   transportViolations,
@@ -44,6 +45,11 @@ describe('the Terraform deployment, parsed offline with @cdktf/hcl2json', () => 
 
   it('grants the app identity the storage, Key Vault and monitoring roles', () => {
     expect(roleViolations(module)).toEqual([]);
+  });
+
+  it('streams the AKS audit log to a hub the app reads with its identity, when a cluster is given', () => {
+    expect(module.resources.has('azurerm_eventhub_namespace.audit')).toBe(true);
+    expect(eventHubViolations(module)).toEqual([]);
   });
 
   it('refers only to declared resources, data sources, locals and variables', () => {

@@ -95,7 +95,8 @@ export function block(attributes: Attributes | undefined, name: string): Attribu
 /** The resource address (`type.name`) a `${type.name.attr}` expression points at, if it is one. */
 export function referencedResource(expression: unknown): string | undefined {
   if (typeof expression !== 'string') return undefined;
-  return /^\$\{([a-z0-9_]+\.[a-z0-9_]+)\.[a-z0-9_]+\}$/.exec(expression)?.[1];
+  // `type.name[0].attr`: a resource declared with `count`.
+  return /^\$\{([a-z0-9_]+\.[a-z0-9_]+)(?:\[0\])?\.[a-z0-9_]+\}$/.exec(expression)?.[1];
 }
 
 function addUnique<T>(map: Map<string, T>, key: string, value: T | undefined): void {

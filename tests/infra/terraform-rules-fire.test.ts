@@ -2,6 +2,7 @@ import { loadTerraform, readTerraformTexts, TERRAFORM_DIR, type TerraformModule 
 import { undeclaredReferences } from './terraform-references';
 import {
   contractViolations,
+  eventHubViolations,
   identityStorageViolations,
   roleViolations,
   transportViolations,
@@ -167,6 +168,57 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
     );
     expect(roleViolations(elsewhere)).toEqual([
       "the app's identity lacks Key Vault Secrets User on the key vault",
+    ]);
+  });
+
+  it('report an Event Hubs feed the app cannot read, or that carries the wrong log', async () => {
+    const wrongCategory = await deploymentWith(
+      'eventhub.tf',
+      'category = "kube-audit-admin"',
+      'category = "guard"',
+    );
+    expect(eventHubViolations(wrongCategory)).toEqual([
+      'no diagnostic setting streams kube-audit-admin to azurerm_eventhub.audit',
+    ]);
+    const noReceiver = await deploymentWith(
+      'eventhub.tf',
+      '"Azure Event Hubs Data Receiver"',
+      '"Azure Event Hubs Data Sender"',
+    );
+    expect(eventHubViolations(noReceiver)).toEqual([
+      "the app's identity lacks Azure Event Hubs Data Receiver on azurerm_eventhub.audit",
+    ]);
+    const sharedGroup = await deploymentWith(
+      'eventhub.tf',
+      'name                = local.event_hub_consumer_group',
+      'name                = "$Default"',
+    );
+    expect(eventHubViolations(sharedGroup)).toEqual([
+      "azurerm_eventhub.audit needs a consumer group of kubescribe's own (not $Default)",
+    ]);
+    const keyedConnection = await deploymentWith(
+      'locals.tf',
+      'local.event_hub_enabled ? "managedidentity" : ""',
+      'local.event_hub_enabled ? "connectionstring" : ""',
+    );
+    expect(eventHubViolations(keyedConnection)).toEqual([
+      `azurerm_function_app_flex_consumption.main KUBESCRIBE_EVENTHUB__credential must be \${local.event_hub_enabled ? "managedidentity" : ""}`,
+    ]);
+    const otherHub = await deploymentWith(
+      'locals.tf',
+      'local.event_hub_enabled ? local.event_hub_name : ""',
+      'local.event_hub_enabled ? "other-hub" : ""',
+    );
+    expect(eventHubViolations(otherHub)).toEqual([
+      `azurerm_function_app_flex_consumption.main KUBESCRIBE_EVENTHUB_NAME must be \${local.event_hub_enabled ? local.event_hub_name : ""}`,
+    ]);
+    const weakTls = await deploymentWith(
+      'eventhub.tf',
+      'minimum_tls_version = "1.2"',
+      'minimum_tls_version = "1.0"',
+    );
+    expect(eventHubViolations(weakTls)).toEqual([
+      'azurerm_eventhub_namespace.audit must set minimum_tls_version = "1.2"',
     ]);
   });
 

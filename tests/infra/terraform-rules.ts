@@ -196,3 +196,75 @@ function identityOf(
   }
   return first;
 }
+
+/**
+ * With an AKS cluster to read (`azurerm_eventhub_namespace` declared): its diagnostic setting streams
+ * kube-audit-admin to the hub the app's binding reads, through a consumer group of its own, with the
+ * app's identity (Azure Event Hubs Data Receiver on the hub) over TLS 1.2; the binding's settings name
+ * that namespace, hub and group, and the identity-based connection.
+ */
+export function eventHubViolations(module: TerraformModule): string[] {
+  const violations: string[] = [];
+  const namespaces = resourcesOfType(module, 'azurerm_eventhub_namespace');
+  if (namespaces.length === 0) return violations;
+  const [address, app] = functionApp(module);
+  const identity = identityOf(module, address, app, violations);
+  const [namespace, namespaceAttributes] = namespaces[0]!;
+  if (!['1.2', '1.3'].includes(String(namespaceAttributes.minimum_tls_version)))
+    violations.push(`${namespace} must set minimum_tls_version = "1.2"`);
+  const hubs = resourcesOfType(module, 'azurerm_eventhub');
+  const hub = hubs.find(([, attributes]) => referencedResource(attributes.namespace_id) === namespace);
+  if (!hub) {
+    violations.push(`no azurerm_eventhub in ${namespace}`);
+    return violations;
+  }
+  const [hubAddress, hubAttributes] = hub;
+  const settings = appSettings(module).literal;
+  const enabled = (value: string) => `\${local.event_hub_enabled ? ${value} : ""}`;
+  const hubName = String(hubAttributes.name).replace(/^\$\{(.*)\}$/, '$1');
+  const expected: [string, string][] = [
+    [
+      'KUBESCRIBE_EVENTHUB__fullyQualifiedNamespace',
+      enabled(`"${String(namespaceAttributes.name)}.servicebus.windows.net"`),
+    ],
+    ['KUBESCRIBE_EVENTHUB__credential', enabled('"managedidentity"')],
+    ['KUBESCRIBE_EVENTHUB__clientId', enabled(`${identity}.client_id`)],
+    ['KUBESCRIBE_EVENTHUB_NAME', enabled(hubName)],
+  ];
+  for (const [name, value] of expected) {
+    if (settings.get(name) !== value) violations.push(`${address} ${name} must be ${value}`);
+  }
+  const groups = resourcesOfType(module, 'azurerm_eventhub_consumer_group').filter(
+    ([, attributes]) => attributes.eventhub_name === `\${${hubAddress}[0].name}`,
+  );
+  const group = groups[0]?.[1];
+  if (!group || group.name === '$Default') {
+    violations.push(`${hubAddress} needs a consumer group of kubescribe's own (not $Default)`);
+  } else if (
+    settings.get('KUBESCRIBE_EVENTHUB_CONSUMER_GROUP') !==
+    enabled(String(group.name).replace(/^\$\{(.*)\}$/, '$1'))
+  ) {
+    violations.push(
+      `${address} KUBESCRIBE_EVENTHUB_CONSUMER_GROUP must name the consumer group ${groups[0]![0]}`,
+    );
+  }
+  const streams = resourcesOfType(module, 'azurerm_monitor_diagnostic_setting').filter(
+    ([, attributes]) => attributes.eventhub_name === `\${${hubAddress}[0].name}`,
+  );
+  const categories = streams.flatMap(([, attributes]) =>
+    Array.isArray(attributes.enabled_log)
+      ? (attributes.enabled_log as Attributes[]).map((log) => log.category)
+      : [],
+  );
+  if (!categories.includes('kube-audit-admin'))
+    violations.push(`no diagnostic setting streams kube-audit-admin to ${hubAddress}`);
+  const receiver = resourcesOfType(module, 'azurerm_role_assignment').some(
+    ([, attributes]) =>
+      attributes.role_definition_name === 'Azure Event Hubs Data Receiver' &&
+      [hubAddress, namespace].includes(referencedResource(attributes.scope) ?? '') &&
+      identity !== undefined &&
+      attributes.principal_id === `\${${identity}.principal_id}`,
+  );
+  if (!receiver) violations.push(`the app's identity lacks Azure Event Hubs Data Receiver on ${hubAddress}`);
+  return violations;
+}

@@ -24,6 +24,7 @@ const SECRET_VALUE = [
 // only an address once Application Insights refuses local authentication (checked below).
 const NOT_SECRETS = new Set([
   'AzureWebJobsStorage__credential=managedidentity',
+  `KUBESCRIBE_EVENTHUB__credential=\${local.event_hub_enabled ? "managedidentity" : ""}`,
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
 ]);
 

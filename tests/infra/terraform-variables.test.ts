@@ -23,6 +23,18 @@ describe('the Terraform variable validations', () => {
     ['location', ['westeurope', 'eastus2'], ['West Europe', 'west-europe', '']],
     ['resource_group_name', ['rg-kubescribe', 'rg_(prod).1'], ['rg.', 'rg kube', '']],
     ['task_hub_name', ['kubescribe', 'Hub2'], ['kube-scribe', '1hub', 'ab']],
+    [
+      'aks_cluster_id',
+      [
+        '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-aks/providers/Microsoft.ContainerService/managedClusters/aks-prod',
+        '/subscriptions/0000/resourcegroups/rg/providers/Microsoft.ContainerService/managedClusters/a',
+      ],
+      [
+        'aks-prod',
+        '/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm',
+        '/subscriptions/0000/resourceGroups/rg/providers/MicrosoftXContainerService/managedClusters/a',
+      ],
+    ],
   ])('accepts good and refuses bad values of %s', (variable, good, bad) => {
     const pattern = patternOf(variable);
     expect(good.filter((value) => !pattern.test(value))).toEqual([]);
@@ -49,6 +61,8 @@ describe('the Terraform variable validations', () => {
     expect(names.key_vault_name).toMatch(/^[a-zA-Z][-a-zA-Z0-9]{1,22}[a-zA-Z0-9]$/);
     // Longer function app names can collide on the host id the runtime derives from the name.
     expect(names.function_app_name?.length).toBeLessThanOrEqual(32);
+    // Event Hubs namespaces: 6-50 letters, digits and '-', starting with a letter.
+    expect(names.event_hub_namespace_name).toMatch(/^[a-zA-Z][-a-zA-Z0-9]{4,48}[a-zA-Z0-9]$/);
     expect(module.locals.get('suffix')).toMatch(/^\$\{substr\(sha1\(.*\), 0, 6\)\}$/);
   });
 });

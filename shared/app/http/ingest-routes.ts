@@ -277,7 +277,7 @@ function sourceExclusion(runtime: AppRuntime, name: string): { rule: Exclusion; 
   return rule ? [{ rule, from: `source "${name}"` }] : [];
 }
 
-function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
+export function normalizeTarget(target: ResolvedTarget): NormalizeTarget {
   return {
     path: target.config.path,
     paths: target.config.paths,
@@ -322,7 +322,7 @@ async function storePart(
 }
 
 /** Tells operators what a payload held, once its changes are durable. */
-function reportReceived(
+export function reportReceived(
   target: ResolvedTarget,
   intake: IntakeKind,
   changes: readonly Change[],

@@ -9,6 +9,7 @@ import { createEncryptionCounters, type EncryptionCounters } from '../../secrets
 import { secretEncryptor, targetEncryption } from '../../secrets/secret-encryption';
 import type { SopsEncryption } from '../../secrets/sops-document';
 import { createRepositoryAdmission, type RepositoryAdmission } from '../activities/repository-admission';
+import type { FeedMemoryStore } from '../eventhub/feed-memory';
 import { type BranchKey, branchKeyFor } from './branch-key';
 import { type NotRecordedLog, notRecordedLog } from './not-recorded-log';
 import { type SourceActivity, sourceActivity } from './source-activity';
@@ -35,6 +36,8 @@ export interface AppRuntime {
   payloads: PayloadStore;
   /** Wrapped data keys of published Secret files, for re-wrapping them when recipients change. */
   keyEscrow?: KeyEscrowStore;
+  /** What the at-least-once feeds (Event Hubs) remember of each object they recorded. */
+  feedMemory?: FeedMemoryStore;
   sources: AuthorizedSource[];
   authMode: AuthMode;
   targets: ReadonlyMap<string, ResolvedTarget>;
@@ -60,11 +63,13 @@ export function createAppRuntime({
   loaded,
   payloads,
   keyEscrow,
+  feedMemory,
   nowMs,
 }: {
   loaded: LoadedConfig;
   payloads: PayloadStore;
   keyEscrow?: KeyEscrowStore;
+  feedMemory?: FeedMemoryStore;
   nowMs: () => number;
 }): AppRuntime {
   const { config, secrets } = loaded;
@@ -96,16 +101,23 @@ export function createAppRuntime({
       ...(problem ? { encryptionProblem: { message: problem, since: startedAt } } : {}),
     });
   }
-  const sources = config.sources.map((source) => ({
-    name: source.name,
-    token: secrets.sourceTokens[source.name]!.reveal(),
-    targets: source.targets,
-    access: source.access,
-  }));
+  const sources = config.sources.flatMap((source) =>
+    source.kind !== 'webhook'
+      ? []
+      : [
+          {
+            name: source.name,
+            token: secrets.sourceTokens[source.name]!.reveal(),
+            targets: source.targets,
+            access: source.access,
+          },
+        ],
+  );
   return {
     loaded,
     payloads,
     ...(keyEscrow ? { keyEscrow } : {}),
+    ...(feedMemory ? { feedMemory } : {}),
     sources,
     authMode: config.server.auth,
     targets,

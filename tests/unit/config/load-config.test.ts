@@ -574,3 +574,58 @@ describe('what start-up says about a mistake', () => {
     expect(loaded.config.targets[0]).toMatchObject({ path: 'clusters/prod-east', paths: 'portable' });
   });
 });
+
+describe('an eventHub source (an AKS audit log through Event Hubs)', () => {
+  it('given only a hub when loaded then the connection, consumer group and category default, and no token is read', async () => {
+    const { config, secrets: loadedSecrets } = await loadContent(
+      {
+        ...minimal,
+        sources: [{ name: 'aks-prod', kind: 'eventHub', eventHub: { hub: 'aks-audit' }, targets: ['prod'] }],
+      },
+      {},
+    );
+    expect(config.sources).toEqual([
+      {
+        name: 'aks-prod',
+        kind: 'eventHub',
+        eventHub: {
+          connection: 'KUBESCRIBE_EVENTHUB',
+          hub: 'aks-audit',
+          consumerGroup: '$Default',
+          categories: ['kube-audit-admin'],
+        },
+        targets: ['prod'],
+      },
+    ]);
+    expect(loadedSecrets.sourceTokens).toEqual({});
+  });
+
+  it('given a source without a kind when loaded then it is a webhook source with its token', async () => {
+    const { config } = await loadContent({
+      ...minimal,
+      sources: [{ name: 'cluster-a', tokenEnv: 'CLUSTER_A_TOKEN', targets: ['*'] }],
+    });
+    expect(config.sources[0]).toMatchObject({ kind: 'webhook', tokenEnv: 'CLUSTER_A_TOKEN' });
+  });
+
+  it('given a token, an unknown category, a wildcard target or a second eventHub source when loaded then each is named', async () => {
+    const hub = { name: 'aks-a', kind: 'eventHub', eventHub: { hub: 'aks-audit' }, targets: ['prod'] };
+    const issues = await issuesOf({
+      ...minimal,
+      sources: [
+        { ...hub, tokenEnv: 'A' },
+        { ...hub, name: 'aks-b', eventHub: { hub: 'x', categories: ['guard'] }, targets: ['*'] },
+        { ...hub, name: 'aks-c' },
+        { ...hub, name: 'aks-d', eventHub: { hub: 'bad name' } },
+      ],
+    });
+    expect(issues.map(({ path }) => path)).toEqual([
+      'sources[0]',
+      'sources[1].eventHub.categories[0]',
+      'sources[1].targets[0]',
+      'sources[3].eventHub.hub',
+    ]);
+    const second = await issuesOf({ ...minimal, sources: [hub, { ...hub, name: 'aks-b' }] });
+    expect(second).toEqual([{ path: 'sources[1].kind', message: 'only one eventHub source is supported' }]);
+  });
+});

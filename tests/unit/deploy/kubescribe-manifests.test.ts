@@ -103,7 +103,9 @@ describe('kubescribe in the cluster', () => {
     const { config } = await loadShippedConfig();
     const named = [
       ...config.repositories.flatMap((r) => (r.auth?.kind === 'static' ? [r.auth.tokenEnv] : [])),
-      ...config.sources.flatMap((s) => [s.tokenEnv, ...(s.kubeconfigEnv ? [s.kubeconfigEnv] : [])]),
+      ...config.sources.flatMap((s) =>
+        s.kind === 'webhook' ? [s.tokenEnv, ...(s.kubeconfigEnv ? [s.kubeconfigEnv] : [])] : [],
+      ),
     ];
     const given = container.env.map((e: { name: string }) => e.name);
     for (const variable of named) expect(given).toContain(variable);

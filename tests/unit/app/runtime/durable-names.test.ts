@@ -8,6 +8,8 @@ import { registry } from '../../../../embedded/core-module';
 
 describe('the functions the app registers', () => {
   it('are exactly the pinned names, with their triggers', () => {
+    // The Event Hubs feed registers where a hub is configured (functions/eventhub-feed.ts).
+    process.env.KUBESCRIBE_EVENTHUB_NAME = 'aks-audit';
     require('../../../../functions/index');
     const registered = [...registry.functions.values()].map((fn) => `${fn.name}: ${fn.trigger.type}`).sort();
     expect(registered).toEqual(
@@ -16,6 +18,7 @@ describe('the functions the app registers', () => {
         'branch: entityTrigger',
         'dashboard: httpTrigger',
         'driver-keeper: timerTrigger',
+        'eventhub-feed: eventHubTrigger',
         'healthz: httpTrigger',
         'metrics: httpTrigger',
         'project-status: activityTrigger',
