@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { EMBEDDED_HOST_VARIABLE } from '../shared/host-marker';
 import { type ActivityThreads, startActivityThreads } from './activity-threads';
 import { type AppServerTls, startAppServer } from './app-server';
 import { type ClientApi, clientApi } from './client-api';
@@ -21,7 +22,6 @@ import {
 } from './engine-semantics';
 import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-config';
 import type { HostContext } from './host-context';
-import { EMBEDDED_HOST_VARIABLE } from './host-marker';
 import { functionLogRecord, type Logger, loggerFromEnv } from './log';
 import { startRpcServer } from './rpc-server';
 import { openStore } from './store';
