@@ -7,6 +7,15 @@
  * reproducible from its seed.
  */
 import { z } from 'zod';
+import {
+  countActivity,
+  countEntityBatch,
+  countEpisode,
+  countMessageAdded,
+  countStarted,
+  emptyStorageCounts,
+  type StorageCounts,
+} from './azure-storage-costs';
 import { InstanceExistsError } from './instances';
 import type { Logger } from './log';
 import type { StoredMessage } from './store';
@@ -105,6 +114,18 @@ export interface Engine {
   seed: number;
   /** Payloads moved to blobs (azure-storage); always zero in the other modes. */
   largePayloads: LargePayloadCounts;
+  /** The storage requests and bytes the Azure Storage backend would spend (azure-storage); zero otherwise. */
+  storage: StorageCounts;
+  /** Counts a message a client adds to a control queue (a signal, an event). */
+  countClientMessage(json: string): void;
+  /** Counts a client's start of an orchestration with this input. */
+  countClientStart(input: string): void;
+  /** Counts an entity batch's work item. */
+  countEntityBatch(batch: Parameters<typeof countEntityBatch>[1]): void;
+  /** Counts an activity's work item. */
+  countActivity(input: string, result: string): void;
+  /** Counts an orchestration episode's work item. */
+  countEpisode(episode: Parameters<typeof countEpisode>[1]): void;
   /** How many copies of a client signal to queue (2: delivered twice). */
   clientSignalCopies(): number;
   /** The messages of an entity's queue to run now, in the order to run them; the rest wait. */
@@ -132,6 +153,8 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
   const tuning = { ...DEFAULT_CLIENT_SIGNAL_TUNING, ...choice.clientSignals };
   const random = seededRandom(seed);
   const largePayloads: LargePayloadCounts = { messages: 0, properties: 0 };
+  const storage = emptyStorageCounts();
+  const counting = semantics === 'azure-storage';
   const faithful = semantics !== 'exact';
   /** Client signals already held back once: each waits at most one batch, so none starves. */
   const heldBack = new Set<number>();
@@ -141,6 +164,22 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
     semantics,
     seed,
     largePayloads,
+    storage,
+    countClientMessage(json) {
+      if (counting) countMessageAdded(storage, json);
+    },
+    countClientStart(input) {
+      if (counting) countStarted(storage, input);
+    },
+    countEntityBatch(batch) {
+      if (counting) countEntityBatch(storage, batch);
+    },
+    countActivity(input, result) {
+      if (counting) countActivity(storage, input, result);
+    },
+    countEpisode(episode) {
+      if (counting) countEpisode(storage, episode);
+    },
     clientSignalCopies: () => (faithful && random() < tuning.duplicateProbability ? 2 : 1),
     orderEntityBatch(queued) {
       if (!faithful || tuning.reorderWindow === 0) return queued;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { EMBEDDED_HOST_VARIABLE } from '../shared/host-marker';
 import { type ActivityThreads, startActivityThreads } from './activity-threads';
 import { type AppServerTls, startAppServer } from './app-server';
+import type { StorageCounts } from './azure-storage-costs';
 import { type ClientApi, clientApi } from './client-api';
 import { type Clock, realClock } from './clock';
 import { installCoreModule, type RegisteredFunction, registry } from './core-module';
@@ -87,7 +88,13 @@ export interface HostHandle {
   /** What was found queued at start (work left by a crash or an earlier stop). */
   recovered: { messages: number; activities: number; timers: number };
   /** The engine semantics in force, its seed, and the payloads Azure Storage would move to blobs. */
-  engine: { semantics: EngineSemantics; seed: number; largePayloads: LargePayloadCounts };
+  engine: {
+    semantics: EngineSemantics;
+    seed: number;
+    largePayloads: LargePayloadCounts;
+    /** What the Azure Storage backend would have spent (azure-storage; zero in the other modes). */
+    storage: StorageCounts;
+  };
   /** Resolves once nothing is queued or running and no timer is due. */
   waitForIdle(): Promise<void>;
   /** Stops serving, lets work in flight finish (within the bound), and closes the store. */
@@ -238,7 +245,12 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     settings,
     functions,
     recovered,
-    engine: { semantics: engine.semantics, seed: engine.seed, largePayloads: engine.largePayloads },
+    engine: {
+      semantics: engine.semantics,
+      seed: engine.seed,
+      largePayloads: engine.largePayloads,
+      storage: engine.storage,
+    },
     async waitForIdle() {
       // A timer function's client calls start durable work: idle means neither is left.
       do {
