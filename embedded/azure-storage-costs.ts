@@ -45,6 +45,8 @@ export interface StorageCounts {
   blob: { upload: number; download: number; delete: number };
   bytesWritten: number;
   bytesRead: number;
+  /** The entity states the batches carried (their SchedulerState, as UTF-8): how many, their sum, the largest. */
+  entityStates: { batches: number; bytes: number; maxBytes: number };
 }
 
 export function emptyStorageCounts(): StorageCounts {
@@ -54,6 +56,7 @@ export function emptyStorageCounts(): StorageCounts {
     blob: { upload: 0, download: 0, delete: 0 },
     bytesWritten: 0,
     bytesRead: 0,
+    entityStates: { batches: 0, bytes: 0, maxBytes: 0 },
   };
 }
 
@@ -145,6 +148,10 @@ export function countEntityBatch(
   countInstanceMerge(c, after, after === null ? '{}' : '{"entityExists":true}');
   if (before !== null && !inTable(before)) c.blob.delete++;
   countConsumed(c, batch.consumed);
+  const carried = after === null ? 0 : utf8(after);
+  c.entityStates.batches++;
+  c.entityStates.bytes += carried;
+  c.entityStates.maxBytes = Math.max(c.entityStates.maxBytes, carried);
 }
 
 /** An activity's work item: its message taken from the work-item queue, its result sent back. */

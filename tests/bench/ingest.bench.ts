@@ -329,6 +329,15 @@ async function main(): Promise<void> {
     goal: '—',
     met: null,
   });
+  const { entityStates } = storage.counts;
+  const meanState = entityStates.bytes / Math.max(1, entityStates.batches) / 1024;
+  report({
+    figure: `ingest, azure-storage: entity state carried per batch, mean (KB; max ${(entityStates.maxBytes / 1024).toFixed(0)})`,
+    value: meanState,
+    baseline: null,
+    goal: '<= 16 KB',
+    met: meanState <= 16,
+  });
   report({
     figure: 'change-to-pushed latency p50, 1 s idle window (ms)',
     value: p50,

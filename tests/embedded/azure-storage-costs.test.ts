@@ -86,6 +86,9 @@ describe('azure-storage: each client signal taken in a batch of its own', () => 
       blob: { upload: 1, download: 1, delete: 1 },
       requests: 9,
     });
+    expect(h.host.engine.storage.entityStates).toMatchObject({ batches: 6 });
+    expect(h.host.engine.storage.entityStates.maxBytes).toBeGreaterThan(chars);
+    expect(h.host.engine.storage.entityStates.maxBytes).toBeLessThan(chars + 100);
     // in the blob, not the instance row: written once, read once per batch
     expect(cost.bytesWritten).toBeGreaterThanOrEqual(chars);
     expect(cost.bytesWritten).toBeLessThan(2 * chars);
