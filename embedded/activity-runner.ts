@@ -51,7 +51,9 @@ export async function runActivity(
     host.store.enqueue(work.instanceId, { kind: 'event', executionId: work.executionId, event });
     return true;
   });
-  if (delivered) host.wake([work.instanceId]);
+  if (!delivered) return 'done';
+  host.engine.countActivity(JSON.stringify(work.input ?? null), event.Result ?? event.Details ?? '');
+  host.wake([work.instanceId]);
   return 'done';
 }
 

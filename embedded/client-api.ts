@@ -43,7 +43,8 @@ export function clientApi(host: HostContext) {
     startNew(name: string, options: { instanceId?: string; input?: unknown; version?: string } = {}): string {
       const fn = host.findFunction(name, 'orchestrationTrigger');
       if (!fn) throw new UnknownFunctionError(`No orchestrator function named '${name}' is registered.`);
-      host.engine.checkPayload('message', `the input of '${fn.name}'`, JSON.stringify(options.input ?? null));
+      const input = JSON.stringify(options.input ?? null);
+      host.engine.checkPayload('message', `the input of '${fn.name}'`, input);
       let row: InstanceRow;
       try {
         row = store.transaction(() =>
@@ -57,6 +58,7 @@ export function clientApi(host: HostContext) {
       } catch (e) {
         throw e instanceof InstanceExistsError ? host.engine.instanceExists(e) : e;
       }
+      host.engine.countClientStart(input);
       host.wake([row.instanceId]);
       return row.instanceId;
     },
@@ -79,7 +81,8 @@ export function clientApi(host: HostContext) {
     },
     /** Queues an external event: 'accepted', or 'not-found', or 'gone' (the instance finished). */
     raiseEvent(instanceId: string, name: string, data: unknown): 'accepted' | 'not-found' | 'gone' {
-      host.engine.checkPayload('message', `the event '${name}'`, JSON.stringify(data ?? null));
+      const payload = JSON.stringify(data ?? null);
+      host.engine.checkPayload('message', `the event '${name}'`, payload);
       const outcome = store.transaction(() => {
         const row = store.getInstance(instanceId);
         if (!row) return 'not-found' as const;
@@ -90,12 +93,15 @@ export function clientApi(host: HostContext) {
             EventType: EventType.EventRaised,
             EventId: -1,
             Name: name,
-            Input: JSON.stringify(data ?? null),
+            Input: payload,
           },
         });
         return 'accepted' as const;
       });
-      if (outcome === 'accepted') host.wake([instanceId]);
+      if (outcome === 'accepted') {
+        host.engine.countClientMessage(payload);
+        host.wake([instanceId]);
+      }
       return outcome;
     },
     terminate(instanceId: string, reason: string | null): 'accepted' | 'not-found' | 'gone' {
@@ -139,11 +145,9 @@ export function clientApi(host: HostContext) {
     signalEntity(name: string, key: string, operation: string, input: string | null): void {
       const id = entitySchedulerId(name, key);
       // Measured as the backend stores it: the request message, escaped once more on Azure Storage.
-      host.engine.checkPayload(
-        'message',
-        `the signal '${operation}' to ${id}`,
-        signalAsStored(host.engine.semantics, id, operation, input),
-      );
+      const stored = signalAsStored(host.engine.semantics, id, operation, input);
+      host.engine.checkPayload('message', `the signal '${operation}' to ${id}`, stored);
+      host.engine.countClientMessage(stored);
       // Faithful modes: a client signal may be delivered twice (Azure Storage delivers at least
       // once), and minutes late when its partition moves.
       const now = host.clock.now();

@@ -7,6 +7,15 @@
  * reproducible from its seed.
  */
 import { z } from 'zod';
+import {
+  countActivity,
+  countEntityBatch,
+  countEpisode,
+  countMessageAdded,
+  countStarted,
+  emptyStorageCounts,
+  type StorageCounts,
+} from './azure-storage-costs';
 import { InstanceExistsError } from './instances';
 import type { Logger } from './log';
 import type { StoredMessage } from './store';
@@ -218,6 +227,18 @@ export interface Engine {
   pollsQueues: boolean;
   /** A number in [0, 1) from the run's seeded generator (the pollers' phases). */
   random(): number;
+  /** The storage requests and bytes the Azure Storage backend would spend (azure-storage); zero otherwise. */
+  storage: StorageCounts;
+  /** Counts a message a client adds to a control queue (a signal, an event). */
+  countClientMessage(json: string): void;
+  /** Counts a client's start of an orchestration with this input. */
+  countClientStart(input: string): void;
+  /** Counts an entity batch's work item. */
+  countEntityBatch(batch: Parameters<typeof countEntityBatch>[1]): void;
+  /** Counts an activity's work item. */
+  countActivity(input: string, result: string): void;
+  /** Counts an orchestration episode's work item. */
+  countEpisode(episode: Parameters<typeof countEpisode>[1]): void;
   /** Why the extension refuses this custom status, if it does. */
   customStatusError(customStatus: unknown): string | undefined;
   /** Checks a payload against the backend: refuses it (dts, throws) or counts it (azure-storage). */
@@ -241,6 +262,8 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
   const tuning = { ...DEFAULT_CLIENT_SIGNAL_TUNING, ...choice.clientSignals };
   const random = seededRandom(seed);
   const largePayloads: LargePayloadCounts = { messages: 0, properties: 0 };
+  const storage = emptyStorageCounts();
+  const counting = semantics === 'azure-storage';
   const faithful = semantics !== 'exact';
   /** Client signals already held back once: each waits at most one batch, so none starves. */
   const heldBack = new Set<number>();
@@ -252,6 +275,22 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
     semantics,
     seed,
     largePayloads,
+    storage,
+    countClientMessage(json) {
+      if (counting) countMessageAdded(storage, json);
+    },
+    countClientStart(input) {
+      if (counting) countStarted(storage, input);
+    },
+    countEntityBatch(batch) {
+      if (counting) countEntityBatch(storage, batch);
+    },
+    countActivity(input, result) {
+      if (counting) countActivity(storage, input, result);
+    },
+    countEpisode(episode) {
+      if (counting) countEpisode(storage, episode);
+    },
     clientSignalDeliveries() {
       if (!faithful) return [0];
       const copies = random() < tuning.duplicateProbability ? [0, 0] : [0];

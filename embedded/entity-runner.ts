@@ -68,6 +68,7 @@ export async function runEntityBatch(
   }
   host.log('debug', 'EntityBatchRan', { entity: entityId, operations: ops.length });
   const woken = new Set<string>();
+  const outbound: string[] = [];
   store.transaction(() => {
     for (const m of queued) store.deleteMessage(m.id);
     store.putEntity(entityId, result.entityExists, result.entityState ?? null, host.clock.now());
@@ -76,18 +77,34 @@ export async function runEntityBatch(
       if (op.message.isSignal || !reqId || !parent) return;
       const r = result.results[i] ?? { isError: false };
       const answer = r.isError ? { result: r.result, exceptionType: 'Error' } : { result: r.result };
+      const answerEvent = {
+        EventType: EventType.EventRaised,
+        EventId: -1,
+        Name: reqId,
+        Input: JSON.stringify(answer),
+      };
       store.enqueue(parent.instanceId, {
         kind: 'event',
         executionId: parent.executionId,
-        event: { EventType: EventType.EventRaised, EventId: -1, Name: reqId, Input: JSON.stringify(answer) },
+        event: answerEvent,
       });
+      outbound.push(answerEvent.Input);
       woken.add(parent.instanceId);
     });
     for (const s of result.signals ?? []) {
       const target = entitySchedulerId(s.target.name, s.target.key);
       store.enqueue(target, { kind: 'op', name: s.name, input: s.input || null, isSignal: true });
+      outbound.push(s.input || '');
       woken.add(target);
     }
+  });
+  host.engine.countEntityBatch({
+    consumed: queued.map((m) =>
+      m.message.kind === 'op' ? (m.message.input ?? '') : JSON.stringify(m.message),
+    ),
+    stateBefore: current.exists ? current.state : null,
+    stateAfter: result.entityExists ? (result.entityState ?? null) : null,
+    outbound,
   });
   host.wake(woken);
   return undefined;

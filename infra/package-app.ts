@@ -1,11 +1,13 @@
-// Builds the deployable zip (`npm run package`, after `npm run build`):
-//   node --import tsx infra/package-app.ts [--dist dist] [--out .tmp/kubescribe.zip]
-// The zip holds the app's files (infra/app-files.ts) and nothing else.
+// Builds the Azure package (`npm run package`):
+//   node --import tsx infra/package-app.ts [--out .tmp/kubescribe.zip]
+// The zip holds the bundled app (infra/azure-bundle.ts), host.json and a package.json naming the
+// bundle as `main`, and nothing else. The image's build context is another thing (infra/app-files.ts).
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { deflateRawSync } from 'node:zlib';
-import { collect, type Entry, PackageError } from './app-files';
+import { type Entry, PackageError } from './app-files';
+import { AZURE_ENTRY, bundleAzureApp } from './azure-bundle';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -97,23 +99,31 @@ function writeZip(out: string, entries: Entry[]): { files: number; bytes: number
   return { files: entries.length, bytes: offset };
 }
 
-function main(): void {
-  const { values } = parseArgs({
-    options: {
-      dist: { type: 'string', default: 'dist' },
-      out: { type: 'string', default: '.tmp/kubescribe.zip' },
-    },
-  });
+/** package.json fields the package keeps: what names the app. The bundle needs no dependencies installed. */
+const MANIFEST_FIELDS = ['name', 'version', 'description', 'license', 'private'];
+
+/** The package.json of the Azure package: the app's names, and the bundle as the entry the worker loads. */
+function manifest(): Buffer {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const kept = Object.fromEntries(Object.entries(pkg).filter(([field]) => MANIFEST_FIELDS.includes(field)));
+  return Buffer.from(`${JSON.stringify({ ...kept, main: AZURE_ENTRY }, null, 2)}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { out: { type: 'string', default: '.tmp/kubescribe.zip' } } });
   const out = resolve(ROOT, values.out);
-  const { files, bytes } = writeZip(out, collect(resolve(ROOT, values.dist)));
+  const bundle = await bundleAzureApp();
+  const { files, bytes } = writeZip(out, [
+    { path: 'host.json', source: join(ROOT, 'host.json') },
+    { path: 'package.json', source: manifest() },
+    ...bundle.files,
+  ]);
   process.stdout.write(
     `${relative(process.cwd(), out) || out}: ${files} files, ${(bytes / 2 ** 20).toFixed(1)} MiB\n`,
   );
 }
 
-try {
-  main();
-} catch (error) {
+main().catch((error: unknown) => {
   process.stderr.write(`package: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
-}
+});

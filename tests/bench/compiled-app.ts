@@ -22,6 +22,7 @@ export async function startCompiledApp({
   hostJson,
   logger = warningsOnly,
   clock,
+  semantics,
 }: {
   config: unknown;
   dataDir: string;
@@ -31,6 +32,8 @@ export async function startCompiledApp({
   logger?: EmbeddedHost.HostOptions['logger'];
   /** The host's clock (default real time); a virtual one needs activities on the main thread. */
   clock?: EmbeddedHost.HostOptions['clock'];
+  /** Which engine's promises the host keeps (default: the environment's, else exact). */
+  semantics?: EmbeddedHost.HostOptions['semantics'];
 }): Promise<Host> {
   const { startHost } = require(join(ROOT, 'dist', 'embedded', 'host.js')) as typeof EmbeddedHost;
   const configFile = join(dataDir, 'kubescribe.json');
@@ -48,5 +51,6 @@ export async function startCompiledApp({
     ...(hostJson === undefined ? {} : { hostJson }),
     logger,
     clock,
+    ...(semantics === undefined ? {} : { semantics }),
   });
 }

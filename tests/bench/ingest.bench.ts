@@ -14,7 +14,12 @@
  *    Beside it, before and after, the same load against its physical baseline (`durable-receiver.ts`:
  *    the same HTTP stack parsing the EventLists, appending them to a file and fsyncing each): the
  *    rate as a ratio to the baseline's mean (goal ≥ 0.5×).
- * 3. Change-to-pushed latency p50/p99 with a 1 s idle window and no push cooldown (goal p99 ≤
+ * 3. What each accepted batch costs the Azure Storage backend: the same load (STORAGE_BATCHES,
+ *    default 20) on a host in the `azure-storage` faithful mode, which counts the queue, table and
+ *    blob requests and payload bytes DurableTask.AzureStorage would spend
+ *    (embedded/azure-storage-costs.ts), per accepted batch, beside the least a durable design needs:
+ *    one queue message and one row, each carrying the batch's signal.
+ * 4. Change-to-pushed latency p50/p99 with a 1 s idle window and no push cooldown (goal p99 ≤
  *    idle window + 1 s): one change at a time, timed until the remote branch holds its commit.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -23,6 +28,7 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { type StorageCounts, storageRequests } from '../../embedded/azure-storage-costs';
 import { startCompiledApp } from './compiled-app';
 import { report } from './figures';
 import { auditEvent } from './ingest-load';
@@ -32,6 +38,7 @@ const BATCHES = Number(process.env.INGEST_BATCHES ?? 100);
 const BATCH_SIZE = 400;
 const CLIENTS = 4;
 const LATENCY_SAMPLES = Number(process.env.LATENCY_SAMPLES ?? 20);
+const STORAGE_BATCHES = Number(process.env.STORAGE_BATCHES ?? 20);
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -65,13 +72,13 @@ interface LoadResult {
   loadCpuSeconds: number;
 }
 
-async function postLoad(url: string): Promise<LoadResult> {
+async function postLoad(url: string, batches = BATCHES): Promise<LoadResult> {
   const load = await run(process.execPath, [
     '--import',
     'tsx',
     join(__dirname, 'ingest-load.ts'),
     url,
-    String(BATCHES),
+    String(batches),
     String(BATCH_SIZE),
     String(CLIENTS),
   ]);
@@ -104,6 +111,48 @@ async function baselineRun(): Promise<{ eventsPerSecond: number; cpuPerThousand:
     const exited = new Promise((done) => child.once('exit', done));
     child.kill('SIGTERM');
     await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface StorageCost {
+  batches: number;
+  counts: StorageCounts;
+  /** Mean bytes of the client signals the batches sent. */
+  signalBytes: number;
+}
+
+/** The load on a fresh host in the azure-storage mode: what the backend would spend on it. */
+async function storageCostRun(): Promise<StorageCost> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-storage-'));
+  const bulkRemote = join(dataDir, 'bulk.git');
+  await run('git', ['init', '-q', '--bare', '-b', 'main', bulkRemote]);
+  const host = await startCompiledApp({
+    dataDir,
+    activityThreads: Number(process.env.ACTIVITY_THREADS ?? 1),
+    semantics: 'azure-storage',
+    config: {
+      repositories: [{ name: 'bulk', url: bulkRemote }],
+      targets: [{ name: 'bulk', repository: 'bulk', branch: 'main', path: '.' }],
+      server: { auth: 'disabled' },
+    },
+  });
+  try {
+    const signals: number[] = [];
+    const signal = host.client.signalEntity.bind(host.client);
+    host.client.signalEntity = (name, key, operation, input) => {
+      if (name === 'branch') signals.push(Buffer.byteLength(input ?? '', 'utf8'));
+      signal(name, key, operation, input);
+    };
+    const { accepted } = await postLoad(`${host.url}/api/v1/targets/bulk/audit`, STORAGE_BATCHES);
+    await host.waitForIdle();
+    return {
+      batches: accepted / BATCH_SIZE,
+      counts: structuredClone(host.engine.storage),
+      signalBytes: signals.reduce((a, b) => a + b, 0) / Math.max(1, signals.length),
+    };
+  } finally {
+    await host.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -215,6 +264,7 @@ async function main(): Promise<void> {
   latencies.sort((a, b) => a - b);
   await host.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  const storage = await storageCostRun();
   const baselineAfter = await baselineRun();
   const baselineRate = (baselineBefore.eventsPerSecond + baselineAfter.eventsPerSecond) / 2;
   const baselineCpu = (baselineBefore.cpuPerThousand + baselineAfter.cpuPerThousand) / 2;
@@ -257,6 +307,36 @@ async function main(): Promise<void> {
     baseline: null,
     goal: '1',
     met: operationsPerBatch <= 1,
+  });
+  const per = (n: number) => n / storage.batches;
+  const { queue, table, blob } = storage.counts;
+  console.log(
+    `ingest, azure-storage: ${storage.batches} batches; per batch: queue ${per(queue.add).toFixed(2)} add, ${per(queue.get).toFixed(2)} get, ${per(queue.delete).toFixed(2)} delete; ` +
+      `table ${per(table.query).toFixed(2)} query, ${per(table.transaction).toFixed(2)} transaction (${per(table.rowsWritten).toFixed(2)} rows), ${per(table.instanceMerge).toFixed(2)} instance merge; ` +
+      `blob ${per(blob.upload).toFixed(2)} upload, ${per(blob.download).toFixed(2)} download, ${per(blob.delete).toFixed(2)} delete`,
+  );
+  report({
+    figure: 'ingest, azure-storage: storage requests per accepted batch',
+    value: per(storageRequests(storage.counts)),
+    baseline: { what: 'one queue message + one row', value: 2 },
+    goal: '—',
+    met: null,
+  });
+  report({
+    figure: 'ingest, azure-storage: storage bytes per accepted batch (written + read)',
+    value: per(storage.counts.bytesWritten + storage.counts.bytesRead),
+    baseline: { what: 'the signal in one message + one row', value: 2 * storage.signalBytes },
+    goal: '—',
+    met: null,
+  });
+  const { entityStates } = storage.counts;
+  const meanState = entityStates.bytes / Math.max(1, entityStates.batches) / 1024;
+  report({
+    figure: `ingest, azure-storage: entity state carried per batch, mean (KB; max ${(entityStates.maxBytes / 1024).toFixed(0)})`,
+    value: meanState,
+    baseline: null,
+    goal: '<= 16 KB',
+    met: meanState <= 16,
   });
   report({
     figure: 'change-to-pushed latency p50, 1 s idle window (ms)',

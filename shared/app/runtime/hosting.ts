@@ -1,6 +1,6 @@
-import { EMBEDDED_HOST_VARIABLE } from '../../../embedded/host-marker';
 import { ConfigInvalid, type LoadedConfig } from '../../config';
 import { KubescribeError } from '../../errors';
+import { EMBEDDED_HOST_VARIABLE } from '../../host-marker';
 
 type Env = Record<string, string | undefined>;
 

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMBEDDED_HOST_VARIABLE } from '../../../../embedded/host-marker';
 import { gitCacheDir } from '../../../../shared/app/activities/remote';
+import { EMBEDDED_HOST_VARIABLE } from '../../../../shared/host-marker';
 
 describe('where a branch keeps its Git object cache', () => {
   it('is under the data folder on the embedded host, not at a predictable path in a shared temporary folder', () => {

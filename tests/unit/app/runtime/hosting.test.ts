@@ -1,8 +1,9 @@
 // The app's runtime (functions/runtime.ts) as the Functions host builds it, under an Azure-like
 // environment: a configuration that turns authentication off is refused at start, naming why.
-import { EMBEDDED_HOST_VARIABLE } from '../../../../embedded/host-marker';
+
 import { appRuntime } from '../../../../functions/runtime';
 import { functionTimeoutMs } from '../../../../shared/app/runtime/hosting';
+import { EMBEDDED_HOST_VARIABLE } from '../../../../shared/host-marker';
 import { azureEnvironment } from '../../../support/app/azure-environment';
 
 const azure = azureEnvironment();
