@@ -15,6 +15,7 @@ import { branchHandle } from './branch-handle';
 import { commitWebUrl } from './commit-link';
 import { page, type RouteRequest } from './route-request';
 import { accessTarget, authenticate, readTarget } from './target-access';
+import { whatChanged } from './what-changed';
 
 interface Deps {
   runtime: AppRuntime;
@@ -105,6 +106,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       publication: { ...publicationView(status), lastPush: lastPushView(target, status) },
       window: status?.window ?? { open: false, changes: 0 },
       refusedWrites: { count: refused.count, recent: refused.recent },
+      ...whatChanged(target, state?.branch, request.at),
       suspension: {
         suspended: suspension?.suspended ?? false,
         by: suspension?.by ?? [],
