@@ -171,6 +171,8 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
     var svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', '0 0 ' + width + ' ' + (height + 2));
     svg.setAttribute('class', 'chart');
+    // the hour spans the card's width: bars stretch, the page stays readable on a phone
+    svg.setAttribute('preserveAspectRatio', 'none');
     svg.setAttribute('role', 'img');
     var label = accepted + ' change(s) accepted and ' + published + ' published in the last hour; at most ' + top + ' a minute';
     svg.setAttribute('aria-label', label);
