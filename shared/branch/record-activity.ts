@@ -1,3 +1,4 @@
+import { cutTo } from './field-limits';
 import type { Operation, PendingWrite } from './model';
 
 /** Minutes of accepted and published counts a target keeps: the last hour. */
@@ -8,6 +9,9 @@ export const RECENT_COMMITS_KEPT = 10;
 export const CHANGES_LISTED = 3;
 /** Characters of a commit's subject kept; the full message is in Git. */
 export const SUBJECT_CHARS = 120;
+/** Characters of an author's name, and of a change's path, kept (both may be far longer: `FIELD_CHARS`). */
+export const AUTHOR_CHARS = 128;
+export const PATH_CHARS = 256;
 
 const MINUTE_MS = 60_000;
 
@@ -112,11 +116,14 @@ export function recentCommit(write: PendingWrite, commit: string, at: string): R
     commit,
     at,
     target: write.target,
-    author: write.author.name,
-    subject: (write.message.split('\n', 1)[0] ?? '').slice(0, SUBJECT_CHARS),
+    author: cutTo(AUTHOR_CHARS)(write.author.name),
+    subject: cutTo(SUBJECT_CHARS)(write.message.split('\n', 1)[0] ?? ''),
+    // a cut path names no object: the view shows it as it is, the commit body in Git names it whole
     changes: changes.slice(0, CHANGES_LISTED).map((change) => ({
       op: change.operation,
-      path: change.path.startsWith(prefix) ? change.path.slice(prefix.length) : change.path,
+      path: cutTo(PATH_CHARS)(
+        change.path.startsWith(prefix) ? change.path.slice(prefix.length) : change.path,
+      ),
     })),
     more: Math.max(0, changes.length - CHANGES_LISTED) + (write.changes ? 0 : (write.snapshot?.objects ?? 0)),
   };
