@@ -106,7 +106,11 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       publication: { ...publicationView(status), lastPush: lastPushView(target, status) },
       window: status?.window ?? { open: false, changes: 0 },
       refusedWrites: { count: refused.count, recent: refused.recent },
-      ...whatChanged(target, state?.branch, request.at),
+      ...whatChanged(
+        { name: target.config.name, repositoryUrl: target.repository.url },
+        state?.branch,
+        request.at,
+      ),
       suspension: {
         suspended: suspension?.suspended ?? false,
         by: suspension?.by ?? [],

@@ -1,16 +1,19 @@
 import type { BranchState } from '../../branch';
 import { lastHour } from '../../branch/record-activity';
 import { describeObjectPath } from '../../resources/canonical-path';
-import type { ResolvedTarget } from '../runtime/app-runtime';
 import { commitWebUrl } from './commit-link';
 
 /**
- * What changed in `target`'s record, as its status shows it: its latest commits of those the branch
- * keeps, newest first (author, what each did to which object, the forge's page), and its changes
- * accepted and published per minute over the last hour, oldest minute first.
+ * What changed in target `name`'s record, as its status shows it: its latest commits of those the
+ * branch keeps, newest first (author, what each did to which object, the forge's page of the commit
+ * in `repositoryUrl`), and its changes accepted and published per minute over the last hour, oldest
+ * minute first.
  */
-export function whatChanged(target: ResolvedTarget, state: BranchState | undefined, at: string) {
-  const name = target.config.name;
+export function whatChanged(
+  { name, repositoryUrl }: { name: string; repositoryUrl: string },
+  state: BranchState | undefined,
+  at: string,
+) {
   const commits = (state?.recentCommits ?? [])
     .filter((commit) => commit.target === name)
     .reverse()
@@ -19,7 +22,7 @@ export function whatChanged(target: ResolvedTarget, state: BranchState | undefin
       at: commit.at,
       author: commit.author,
       subject: commit.subject,
-      url: commitWebUrl(target.repository.url, commit.commit),
+      url: commitWebUrl(repositoryUrl, commit.commit),
       // the verb is the change's: `upsert` wrote the object as it is, the commit body says create or update
       changes: commit.changes.map((change) => ({
         verb: change.op,
