@@ -11,7 +11,7 @@ param name string
 @description('Azure region for every resource (default: the resource group\'s). The region must offer the Flex Consumption plan.')
 param location string = resourceGroup().location
 
-@description('The kubescribe configuration (schema in the HTTP contract) as an object; delivered as JSON in KUBESCRIBE_CONFIG_CONTENT. Secrets never go in it: every repositories[].auth.tokenEnv, repositories[].auth.privateKeyEnv and sources[].tokenEnv becomes an app setting that references a Key Vault secret.')
+@description('The kubescribe configuration (schema in the HTTP contract) as an object; delivered as JSON in KUBESCRIBE_CONFIG_CONTENT. Secrets never go in it: every repositories[].auth.tokenEnv, repositories[].auth.privateKeyEnv, sources[].tokenEnv and targets[].encryption.keyEnv becomes an app setting that references a Key Vault secret.')
 param kubescribeConfig object
 
 @description('Durable Functions task hub name (KUBESCRIBE_TASK_HUB): 3 to 45 letters or digits, starting with a letter. Changing it starts an empty hub: drain first (see docs/deploy-azure.md).')
@@ -83,7 +83,7 @@ var eventHubName = 'aks-audit'
 var eventHubConsumerGroup = 'kubescribe'
 
 // Built-in role definition ids (the same in every tenant).
-var storageBlobDataOwner = 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+var storageBlobDataContributor = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
 var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
 var storageTableDataContributor = '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
 var keyVaultSecretsUser = '4633458b-17de-408a-b874-0445c86b69e6'
@@ -112,7 +112,13 @@ var sourceTokenEnvs = map(
   filter(kubescribeConfig.?sources ?? [], source => contains(source, 'tokenEnv')),
   source => source.tokenEnv
 )
-var tokenEnvs = union(repositoryTokenEnvs, repositoryKeyEnvs, signingKeyEnvs, sourceTokenEnvs)
+// A target's encryption key (targets[].encryption.keyEnv) unwraps every data key the payload store
+// keeps for its Secrets: a Key Vault secret like the tokens, never a plain setting beside that store.
+var encryptionKeyEnvs = map(
+  filter(kubescribeConfig.targets, target => contains(target.?encryption ?? {}, 'keyEnv')),
+  target => target.encryption.keyEnv
+)
+var tokenEnvs = union(repositoryTokenEnvs, repositoryKeyEnvs, signingKeyEnvs, sourceTokenEnvs, encryptionKeyEnvs)
 var keyVaultUri = 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/'
 
 // Versionless secret URIs: a rotated secret is picked up without redeploying (see docs/deploy-azure.md).
@@ -228,13 +234,16 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
 }
 
 // Durable Functions (Azure Storage provider) needs blobs (leases, large messages), queues (control
-// and work-item queues) and tables (history, instances). The payload store and the deployment
-// package are blobs in the same account.
+// and work-item queues) and tables (history, instances); the Functions host needs blobs (host locks).
+// The payload store and the deployment package are blobs in the same account. Read, write, delete
+// and create containers is all of it: Storage Blob Data Contributor, not Owner (which also manages
+// ACLs). On the account, not on containers: the host and the task hub create their containers,
+// queues and tables when they first run, under names they derive (docs/deploy-azure.md).
 resource appStorageBlob 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(storage.id, identity.id, storageBlobDataOwner)
+  name: guid(storage.id, identity.id, storageBlobDataContributor)
   scope: storage
   properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', storageBlobDataOwner)
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', storageBlobDataContributor)
     principalId: identity.properties.principalId
     principalType: 'ServicePrincipal'
   }
@@ -260,7 +269,7 @@ resource appStorageTable 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
   }
 }
 
-// Reads the Git token and the source tokens behind the Key Vault references.
+// Reads the Git token, the source tokens and the targets' encryption keys behind the Key Vault references.
 resource appKeyVaultSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(keyVault.id, identity.id, keyVaultSecretsUser)
   scope: keyVault
@@ -500,7 +509,7 @@ output functionAppName string = functionApp.name
 @description('Key Vault that holds the Git token and the source tokens.')
 output keyVaultName string = keyVault.name
 
-@description('Secret to create in the Key Vault for each tokenEnv of the configuration (environment variable name => secret name).')
+@description('Secret to create in the Key Vault for each tokenEnv, privateKeyEnv and keyEnv of the configuration (environment variable name => secret name).')
 output keyVaultSecretNames object = toObject(tokenEnvs, env => env, env => toLower(replace(env, '_', '-')))
 
 @description('Client id of the app\'s managed identity: for a repository with auth.kind azure-identity, add this identity to the Azure DevOps organization and give it access to the repository (docs/deploy-azure.md).')

@@ -32,7 +32,10 @@ locals {
   repository_key_envs   = [for r in try(local.config.repositories, []) : r.auth.privateKeyEnv if can(r.auth.privateKeyEnv)]
   signing_key_envs      = [for r in try(local.config.repositories, []) : r.signing.keyEnv if can(r.signing.keyEnv)]
   source_token_envs     = [for s in try(local.config.sources, []) : s.tokenEnv if can(s.tokenEnv)]
-  token_envs            = distinct(concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs))
+  # A target's encryption key (targets[].encryption.keyEnv) unwraps every data key the payload store
+  # keeps for its Secrets: a Key Vault secret like the tokens, never a plain setting beside that store.
+  encryption_key_envs   = [for t in try(local.config.targets, []) : t.encryption.keyEnv if can(t.encryption.keyEnv)]
+  token_envs            = distinct(concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs, local.encryption_key_envs))
   token_secret_names    = { for env in local.token_envs : env => lower(replace(env, "_", "-")) }
 
   # Versionless secret URIs: a rotated secret is picked up without redeploying (see docs/deploy-azure.md).

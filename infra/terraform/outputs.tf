@@ -14,7 +14,7 @@ output "key_vault_name" {
 }
 
 output "key_vault_secret_names" {
-  description = "Secret to create in the Key Vault for each tokenEnv of the configuration (environment variable name => secret name)."
+  description = "Secret to create in the Key Vault for each tokenEnv, privateKeyEnv and keyEnv of the configuration (environment variable name => secret name)."
   value       = local.token_secret_names
 }
 

@@ -1,9 +1,12 @@
 # Durable Functions (Azure Storage provider) needs blobs (leases, large messages), queues (control
-# and work-item queues) and tables (history, instances). The payload store and the deployment
-# package are blobs in the same account.
+# and work-item queues) and tables (history, instances); the Functions host needs blobs (host locks).
+# The payload store and the deployment package are blobs in the same account. Read, write, delete
+# and create containers is all of it: Storage Blob Data Contributor, not Owner (which also manages
+# ACLs). On the account, not on containers: the host and the task hub create their containers,
+# queues and tables when they first run, under names they derive (docs/deploy-azure.md).
 resource "azurerm_role_assignment" "app_storage_blob" {
   scope                = azurerm_storage_account.main.id
-  role_definition_name = "Storage Blob Data Owner"
+  role_definition_name = "Storage Blob Data Contributor"
   principal_id         = azurerm_user_assigned_identity.app.principal_id
   principal_type       = "ServicePrincipal"
 }
@@ -22,7 +25,7 @@ resource "azurerm_role_assignment" "app_storage_table" {
   principal_type       = "ServicePrincipal"
 }
 
-# Reads the Git token and the source tokens behind the Key Vault references.
+# Reads the Git token, the source tokens and the targets' encryption keys behind the Key Vault references.
 resource "azurerm_role_assignment" "app_key_vault_secrets" {
   scope                = azurerm_key_vault.main.id
   role_definition_name = "Key Vault Secrets User"

@@ -29,7 +29,7 @@ variable "resource_group_name" {
 }
 
 variable "kubescribe_config" {
-  description = "The kubescribe configuration file's content (YAML or JSON, schema in the HTTP contract). Delivered as KUBESCRIBE_CONFIG_CONTENT. Secrets never go in it: every auth.tokenEnv, auth.privateKeyEnv and sources[].tokenEnv it names becomes an app setting that references a Key Vault secret."
+  description = "The kubescribe configuration file's content (YAML or JSON, schema in the HTTP contract). Delivered as KUBESCRIBE_CONFIG_CONTENT. Secrets never go in it: every auth.tokenEnv, auth.privateKeyEnv, sources[].tokenEnv and targets[].encryption.keyEnv it names becomes an app setting that references a Key Vault secret."
   type        = string
 
   validation {
@@ -43,9 +43,10 @@ variable "kubescribe_config" {
         [for r in try(yamldecode(var.kubescribe_config).repositories, []) : r.auth.tokenEnv if can(r.auth.tokenEnv)],
         [for r in try(yamldecode(var.kubescribe_config).repositories, []) : r.auth.privateKeyEnv if can(r.auth.privateKeyEnv)],
         [for s in try(yamldecode(var.kubescribe_config).sources, []) : s.tokenEnv if can(s.tokenEnv)],
+        [for t in try(yamldecode(var.kubescribe_config).targets, []) : t.encryption.keyEnv if can(t.encryption.keyEnv)],
       ) : can(regex("^[A-Za-z_][A-Za-z0-9_]{0,126}$", env)) && !startswith(upper(env), "KUBESCRIBE_") && !startswith(upper(env), "AZUREWEBJOBS") && !startswith(upper(env), "APPLICATIONINSIGHTS_") && upper(env) != "AZURE_CLIENT_ID"
     ])
-    error_message = "every tokenEnv and privateKeyEnv in kubescribe_config must be an environment variable name (letters, digits, '_', not starting with a digit) that does not collide with KUBESCRIBE_*, AzureWebJobs*, APPLICATIONINSIGHTS_* or AZURE_CLIENT_ID."
+    error_message = "every tokenEnv, privateKeyEnv and keyEnv in kubescribe_config must be an environment variable name (letters, digits, '_', not starting with a digit) that does not collide with KUBESCRIBE_*, AzureWebJobs*, APPLICATIONINSIGHTS_* or AZURE_CLIENT_ID."
   }
 }
 

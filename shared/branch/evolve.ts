@@ -1,12 +1,14 @@
-import type { BranchFact } from './facts';
+import type { BranchFact, FactOf } from './facts';
 import type { Deadline, SaveRecord } from './model';
 import { withNotRecorded } from './not-recorded';
+import { changesOf, countInMinute, RECENT_COMMITS_KEPT, recentCommit } from './record-activity';
 import { type BranchState, deadlineKey, type PublicationState, withRefusals } from './state';
 import {
   admitToWindow,
   appendWrite,
   emptyBuckets,
   inFlightWriteIds,
+  inFlightWrites,
   removeWrites,
   tightenPrune,
 } from './storage';
@@ -28,6 +30,39 @@ function updateSave(
 
 function withPublication(state: BranchState, publication: PublicationState): BranchState {
   return { ...state, publication };
+}
+
+/** `state` with `count` changes of `target` counted as `series` in the minute of `at`. */
+function counted(
+  state: BranchState,
+  target: string,
+  series: 'accepted' | 'published',
+  at: string,
+  count: number,
+): BranchState {
+  if (count <= 0) return state;
+  const activity = {
+    ...state.activity,
+    [target]: countInMinute(state.activity?.[target], series, Date.parse(at), count),
+  };
+  return { ...state, activity };
+}
+
+/** `state` with the commits of a confirmed publication kept for the targets' "what changed" view. */
+function withPublished(
+  state: BranchState,
+  fact: FactOf<'PublicationConfirmed'>,
+  published: Set<string>,
+): BranchState {
+  let next = state;
+  const commits = [...(state.recentCommits ?? [])];
+  for (const write of inFlightWrites(state)) {
+    const commit = fact.commits[write.id];
+    if (!published.has(write.id) || !commit) continue;
+    commits.push(recentCommit(write, commit, fact.at));
+    next = counted(next, write.target, 'published', fact.at, changesOf(write));
+  }
+  return { ...next, recentCommits: commits.slice(-RECENT_COMMITS_KEPT) };
 }
 
 /**
@@ -107,8 +142,9 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       const window = state.window;
       if (!window || window.id !== fact.windowId) return state;
       const soleMessage = fact.soleMessage ?? null;
+      const admitted = counted(state, window.target, 'accepted', fact.at, fact.changes.length);
       return {
-        ...state,
+        ...admitted,
         window: {
           ...window,
           ...admitToWindow(window, fact.changes, Date.parse(fact.at) - Date.parse(window.openedAt)),
@@ -124,8 +160,13 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       return state.window?.id === fact.windowId ? { ...state, window: null } : state;
     case 'WriteDecided': {
       const write = fact.write;
+      // a window's changes were counted as admitted; a snapshot's objects are counted as it is decided
+      const accepted =
+        write.kind === 'snapshot'
+          ? counted(state, write.target, 'accepted', fact.at, changesOf(write))
+          : state;
       let next: BranchState = {
-        ...appendWrite(state, write, fact.order),
+        ...appendWrite(accepted, write, fact.order),
         counters: { ...state.counters, write: state.counters.write + 1 },
       };
       for (const saveId of write.saveIds) {
@@ -193,7 +234,7 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       if (pub.inFlight?.attempt !== fact.attempt) return state;
       const planned = new Set(inFlightWriteIds(state));
       const published = new Set(Object.keys(fact.commits).filter((id) => planned.has(id)));
-      const next = removeWrites(state, published);
+      const next = removeWrites(withPublished(state, fact, published), published);
       const publication: PublicationState = {
         ...omit(omit(pub, 'inFlight'), 'retry'),
         failures: 0,

@@ -8,6 +8,7 @@ import type {
   WriteOrigin,
 } from './model';
 import type { NotRecordedTally } from './not-recorded';
+import type { MinuteCounts, RecentCommit } from './record-activity';
 import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
 
 /** Where publication stands: the attempt or probe in flight, the retry schedule, parent recovery, intake. */
@@ -91,7 +92,8 @@ export interface BranchState {
    * 2: pending writes stored compactly (`StoredWrite` referencing `origins`); 3: `suspended` kept;
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
    * references name the target), and changes refused on arrival counted in `refused` (`object`), and scoped operations
-   * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes.
+   * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes, and what changed: the
+   * branch's `recentCommits` and each target's changes per minute (`activity`).
    */
   version: 4;
   limits: BranchLimits;
@@ -121,6 +123,10 @@ export interface BranchState {
   notRecorded?: Record<string, NotRecordedTally>;
   /** The suspended targets: while any of them has a write pending, the branch publishes nothing. */
   suspended: Record<string, Suspension>;
+  /** The branch's latest commits, oldest first (`RECENT_COMMITS_KEPT`); absent until the first. */
+  recentCommits?: RecentCommit[];
+  /** Per target, changes accepted and published per minute over the last hour; absent until the first. */
+  activity?: Record<string, MinuteCounts>;
 }
 
 /** Where `BranchState.deadlines` keeps the deadline of `purpose` for `owner`: one per pair. */

@@ -32,18 +32,36 @@ export const FLEX_REFUSED_SETTINGS = [
   'WEBSITE_CONTENTSHARE',
 ] as const;
 
-/** The role assignments the app's identity needs, by the kind of resource they are scoped to. */
+/**
+ * The role assignments the app's identity needs, by the kind of resource they are scoped to: the
+ * Durable Functions Azure Storage backend needs blob, queue and table data access (Contributor, not
+ * Owner: "Storage Queue Data Contributor, Storage Blob Data Contributor and Storage Table Data
+ * Contributor", learn.microsoft.com/azure/azure-functions/durable/durable-functions-configure-managed-identity),
+ * and the payload store reads, writes and deletes blobs in its container.
+ */
 export const REQUIRED_ROLES = [
-  { role: 'Storage Blob Data Owner', scope: 'storage account' },
+  { role: 'Storage Blob Data Contributor', scope: 'storage account' },
   { role: 'Storage Queue Data Contributor', scope: 'storage account' },
   { role: 'Storage Table Data Contributor', scope: 'storage account' },
   { role: 'Key Vault Secrets User', scope: 'key vault' },
   { role: 'Monitoring Metrics Publisher', scope: 'application insights' },
 ] as const;
 
+/**
+ * Storage roles broader than the app uses, that its identity must not hold: Owner-level blob access
+ * (ACLs, ownership), account management (keys: `listKeys` turns the identity into every key's holder).
+ */
+export const TOO_BROAD_STORAGE_ROLES = [
+  'Storage Blob Data Owner',
+  'Storage Account Contributor',
+  'Contributor',
+  'Owner',
+] as const;
+
 /** Built-in role definition ids (the same in every tenant), for deployments that name roles by id. */
 export const BUILT_IN_ROLE_IDS: Record<string, string> = {
   'b7e6dc6d-f1e8-4753-8033-0f276bb0955b': 'Storage Blob Data Owner',
+  'ba92f5b4-2d11-453d-a403-e96b0029c9fe': 'Storage Blob Data Contributor',
   '974c5e8b-45b9-4653-ba55-5f855dd0fb88': 'Storage Queue Data Contributor',
   '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3': 'Storage Table Data Contributor',
   '4633458b-17de-408a-b874-0445c86b69e6': 'Key Vault Secrets User',

@@ -56,18 +56,19 @@ describe('Bicep and Terraform deployments are kept in step (a consistency check 
     );
   });
 
-  it('turn every tokenEnv of the configuration into a Key Vault reference in Bicep too', () => {
+  it('turn every tokenEnv and keyEnv of the configuration into a Key Vault reference in Bicep too', () => {
     expect(bicepAppSettings(bicep).generated).toEqual(['tokenAppSettings']);
     expect(bicep.vars.get('tokenAppSettings')).toMatch(
       /^map\(tokenEnvs, env => \{\s*name: env\s*value: '@Microsoft\.KeyVault\(SecretUri=\$\{keyVaultUri\}secrets\/\$\{toLower\(replace\(env, '_', '-'\)\)\}\/\)'\s*\}\)$/,
     );
     expect(bicep.vars.get('tokenEnvs')).toBe(
-      'union(repositoryTokenEnvs, repositoryKeyEnvs, signingKeyEnvs, sourceTokenEnvs)',
+      'union(repositoryTokenEnvs, repositoryKeyEnvs, signingKeyEnvs, sourceTokenEnvs, encryptionKeyEnvs)',
     );
     expect(bicep.vars.get('repositoryTokenEnvs')).toContain('repository => repository.auth.tokenEnv');
     expect(bicep.vars.get('repositoryKeyEnvs')).toContain('repository => repository.auth.privateKeyEnv');
     expect(bicep.vars.get('signingKeyEnvs')).toContain('repository => repository.signing.keyEnv');
     expect(bicep.vars.get('sourceTokenEnvs')).toContain('source => source.tokenEnv');
+    expect(bicep.vars.get('encryptionKeyEnvs')).toContain('target => target.encryption.keyEnv');
   });
 
   it('assign the same roles on the same kinds of resource to the same principals', () => {

@@ -99,16 +99,16 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
     );
     const sourcesForgotten = await deploymentWith(
       'locals.tf',
-      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs)',
-      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs, local.encryption_key_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.encryption_key_envs)',
     );
     expect(secretSettingViolations(sourcesForgotten)).toContain(
       'local.token_settings is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration',
     );
     const appKeysForgotten = await deploymentWith(
       'locals.tf',
-      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs)',
-      'concat(local.repository_token_envs, local.signing_key_envs, local.source_token_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs, local.encryption_key_envs)',
+      'concat(local.repository_token_envs, local.signing_key_envs, local.source_token_envs, local.encryption_key_envs)',
     );
     expect(secretSettingViolations(appKeysForgotten)).toContain(
       'local.token_settings is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration',
@@ -121,6 +121,25 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
     expect(secretSettingViolations(signingKeysForgotten)).toContain(
       'local.token_settings is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration',
     );
+  });
+
+  it("report a target's encryption key left out of Key Vault, or put in a plain app setting", async () => {
+    const keysForgotten = await deploymentWith(
+      'locals.tf',
+      'local.source_token_envs, local.encryption_key_envs)',
+      'local.source_token_envs)',
+    );
+    expect(secretSettingViolations(keysForgotten)).toEqual([
+      'local.token_settings is not keyed by every targets[].encryption.keyEnv of the configuration',
+    ]);
+    const plain = await deploymentWith(
+      'locals.tf',
+      '    KUBESCRIBE_TASK_HUB ',
+      '    SOPS_DERIVATION_KEY = "c2VjcmV0LWRlcml2YXRpb24ta2V5LW9mLTMyLWNoYXJz"\n    KUBESCRIBE_TASK_HUB ',
+    );
+    expect(secretSettingViolations(plain)).toEqual([
+      'azurerm_function_app_flex_consumption.main app setting SOPS_DERIVATION_KEY looks like a secret but is not a Key Vault reference',
+    ]);
   });
 
   it('report an Application Insights resource that accepts its instrumentation key alone', async () => {
@@ -219,6 +238,34 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
     );
     expect(eventHubViolations(weakTls)).toEqual([
       'azurerm_eventhub_namespace.audit must set minimum_tls_version = "1.2"',
+    ]);
+  });
+
+  it('report storage roles broader than the app and its task hub use', async () => {
+    const owner = await deploymentWith(
+      'roles.tf',
+      'role_definition_name = "Storage Blob Data Contributor"',
+      'role_definition_name = "Storage Blob Data Owner"',
+    );
+    expect(roleViolations(owner)).toEqual([
+      "the app's identity lacks Storage Blob Data Contributor on the storage account",
+      "the app's identity holds Storage Blob Data Owner on azurerm_storage_account.main: broader than the app and its task hub use",
+    ]);
+    const accountKeys = await deploymentWith(
+      'roles.tf',
+      '# Reads the Git token',
+      [
+        'resource "azurerm_role_assignment" "app_storage_account" {',
+        '  scope                = azurerm_storage_account.main.id',
+        '  role_definition_name = "Storage Account Contributor"',
+        '  principal_id         = azurerm_user_assigned_identity.app.principal_id',
+        '}',
+        '',
+        '# Reads the Git token',
+      ].join('\n'),
+    );
+    expect(roleViolations(accountKeys)).toEqual([
+      "the app's identity holds Storage Account Contributor on azurerm_storage_account.main: broader than the app and its task hub use",
     ]);
   });
 

@@ -3,6 +3,7 @@ import {
   EMBEDDED_ONLY_SETTINGS,
   FLEX_REFUSED_SETTINGS,
   REQUIRED_ROLES,
+  TOO_BROAD_STORAGE_ROLES,
 } from './app-settings-contract';
 import { appSettings, functionApp } from './terraform-app-settings';
 import {
@@ -173,6 +174,21 @@ export function roleViolations(module: TerraformModule): string[] {
         attributes.principal_id === `\${${identity}.principal_id}`,
     );
     if (!granted) violations.push(`the app's identity lacks ${role} on the ${scope}`);
+  }
+  for (const attributes of assignments) {
+    const role = String(attributes.role_definition_name);
+    const scope = referencedResource(attributes.scope) ?? String(attributes.scope);
+    const onStorage = scope.startsWith('azurerm_storage_') || scope.startsWith('azurerm_resource_group.');
+    if (
+      identity !== undefined &&
+      attributes.principal_id === `\${${identity}.principal_id}` &&
+      onStorage &&
+      (TOO_BROAD_STORAGE_ROLES as readonly string[]).includes(role)
+    ) {
+      violations.push(
+        `the app's identity holds ${role} on ${scope}: broader than the app and its task hub use`,
+      );
+    }
   }
   return violations;
 }

@@ -1,8 +1,8 @@
 import { appSettings, functionApp } from './terraform-app-settings';
 import { resourcesOfType, type TerraformModule } from './terraform-model';
 
-// The secret rule: tokens reach the app only through Key Vault references built from the tokenEnv
-// names of the configuration, and no plain setting carries a key, a SAS or a token.
+// The secret rule: tokens and keys reach the app only through Key Vault references built from the
+// tokenEnv, privateKeyEnv and keyEnv names of the configuration, and no plain setting carries a key, a SAS or a token.
 const KEY_VAULT_REFERENCE =
   /^@Microsoft\.KeyVault\(SecretUri=\$\{azurerm_key_vault\.[a-z0-9_]+\.vault_uri\}secrets\//;
 const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|_KEY|ACCESSKEY|CONNECTION_?STRING|SAS)$/i;
@@ -71,16 +71,32 @@ export function secretSettingViolations(module: TerraformModule): string[] {
         `local.${local} values must be @Microsoft.KeyVault(SecretUri=...) references to versionless secrets`,
       );
     }
-    if (!tokenNamesComeFromConfig(module, body[3]!)) {
+    const names = secretNamesFromConfig(module, body[3]!);
+    if (
+      !['repositories', 'app keys', 'signing keys', 'sources', 'encryption keys'].every((kind) =>
+        names.has(kind),
+      )
+    ) {
       violations.push(
-        `local.${local} is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration`,
+        `local.${local} is not keyed by every tokenEnv, privateKeyEnv, signing keyEnv and encryption keyEnv of the configuration`,
+      );
+    }
+    // a target's encryption key in a plain setting would sit beside the data keys it unwraps
+    if (!names.has('encryption keys')) {
+      violations.push(
+        `local.${local} is not keyed by every targets[].encryption.keyEnv of the configuration`,
       );
     }
   }
   return violations;
 }
-/** Whether a local's keys are the `tokenEnv`, `privateKeyEnv` and `signing.keyEnv` names collected from `yamldecode(var.kubescribe_config)`. */
-function tokenNamesComeFromConfig(module: TerraformModule, local: string): boolean {
+/**
+ * Which secret names of `yamldecode(var.kubescribe_config)` a local's keys are collected from:
+ * `repositories` (auth.tokenEnv), `app keys` (auth.privateKeyEnv), `signing keys` (signing.keyEnv),
+ * `sources` (tokenEnv) and
+ * `encryption keys` (targets[].encryption.keyEnv); none when the local is not read from that decoding.
+ */
+function secretNamesFromConfig(module: TerraformModule, local: string): Set<string> {
   const seen = new Set<string>();
   const sources = new Set<string>();
   const visit = (name: string): void => {
@@ -95,14 +111,10 @@ function tokenNamesComeFromConfig(module: TerraformModule, local: string): boole
     if (/\.signing\.keyEnv\b/.test(expression) && /local\.config\.repositories/.test(expression))
       sources.add('signing keys');
     if (/\.tokenEnv\b/.test(expression) && /local\.config\.sources/.test(expression)) sources.add('sources');
+    if (/\.encryption\.keyEnv\b/.test(expression) && /local\.config\.targets/.test(expression))
+      sources.add('encryption keys');
     for (const match of expression.matchAll(/local\.([a-z0-9_]+)/g)) visit(match[1]!);
   };
   visit(local);
-  return (
-    sources.has('repositories') &&
-    sources.has('app keys') &&
-    sources.has('signing keys') &&
-    sources.has('sources') &&
-    module.locals.get('config') === `\${yamldecode(var.kubescribe_config)}`
-  );
+  return module.locals.get('config') === `\${yamldecode(var.kubescribe_config)}` ? sources : new Set();
 }

@@ -59,6 +59,14 @@ th, td { text-align: left; padding: .2rem .4rem; border-bottom: 1px solid var(--
 .muted { color: GrayText; margin: .25rem 0; }
 .conditions { padding-left: 1.2rem; margin: .25rem 0; }
 .retry { display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; margin: .25rem 0; }
+.per-minute { margin: .25rem 0 .5rem; }
+.chart { width: 100%; max-width: 36rem; height: 4rem; display: block; }
+.chart line { stroke: var(--line); }
+.chart .accepted, .key.accepted { fill: #0969da; background: #0969da; }
+.chart .published, .key.published { fill: var(--ok); background: var(--ok); }
+.key { display: inline-block; width: .7rem; height: .7rem; border-radius: 2px; vertical-align: middle; }
+.legend { font-size: .85rem; }
+.changes { list-style: none; padding: 0; margin: .1rem 0 0; font-family: ui-monospace, monospace; font-size: .82rem; }
 .history summary { cursor: pointer; margin-top: .75rem; font-weight: 600; }
 .history ol { padding-left: 1.2rem; font-size: .9rem; }
 `;

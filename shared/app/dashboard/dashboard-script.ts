@@ -131,6 +131,84 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
     return el('table', {}, [el('thead', {}, [head]), el('tbody', {}, rows)]);
   }
 
+  function commitsTable(commits) {
+    if (commits.length === 0) return el('p', { class: 'muted', text: 'No commit published since the branch kept them.' });
+    var rows = commits.map(function (c) {
+      var short = c.commit.slice(0, 12);
+      var link = c.url
+        ? el('a', { href: c.url, rel: 'noopener noreferrer', target: '_blank', text: short })
+        : el('code', { text: short });
+      var changes = c.changes.map(function (change) {
+        return el('li', { text: change.verb + ' ' + change.object });
+      });
+      if (c.more > 0) changes.push(el('li', { class: 'muted', text: 'and ' + c.more + ' more' }));
+      return el('tr', { 'data-commit': c.commit }, [
+        el('td', {}, [link, el('div', { class: 'muted', text: time(c.at) })]),
+        el('td', { text: c.author }),
+        el('td', {}, [el('div', { text: c.subject }), el('ul', { class: 'changes' }, changes)]),
+      ]);
+    });
+    var head = el('tr', {}, ['Commit', 'Author', 'Changes'].map(function (h) {
+      return el('th', { text: h });
+    }));
+    return el('table', { 'data-field': 'recent-commits' }, [el('thead', {}, [head]), el('tbody', {}, rows)]);
+  }
+
+  // Changes accepted and published per minute over the last hour: two bar series in an inline SVG.
+  function perMinuteChart(slots) {
+    var SVG = 'http://www.w3.org/2000/svg';
+    var width = 300;
+    var height = 60;
+    var step = width / slots.length;
+    var top = 1;
+    var accepted = 0;
+    var published = 0;
+    slots.forEach(function (slot) {
+      top = Math.max(top, slot.accepted, slot.published);
+      accepted += slot.accepted;
+      published += slot.published;
+    });
+    var svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', '0 0 ' + width + ' ' + (height + 2));
+    svg.setAttribute('class', 'chart');
+    // the hour spans the card's width: bars stretch, the page stays readable on a phone
+    svg.setAttribute('preserveAspectRatio', 'none');
+    svg.setAttribute('role', 'img');
+    var label = accepted + ' change(s) accepted and ' + published + ' published in the last hour; at most ' + top + ' a minute';
+    svg.setAttribute('aria-label', label);
+    var title = document.createElementNS(SVG, 'title');
+    title.textContent = label;
+    svg.appendChild(title);
+    slots.forEach(function (slot, i) {
+      [['accepted', slot.accepted, 0], ['published', slot.published, step / 2]].forEach(function (bar) {
+        if (bar[1] === 0) return;
+        var h = Math.max(1, (bar[1] / top) * height);
+        var rect = document.createElementNS(SVG, 'rect');
+        rect.setAttribute('x', String(i * step + bar[2]));
+        rect.setAttribute('y', String(height - h));
+        rect.setAttribute('width', String(Math.max(1, step / 2 - 0.5)));
+        rect.setAttribute('height', String(h));
+        rect.setAttribute('class', bar[0]);
+        rect.setAttribute('data-minute', slot.minute);
+        rect.setAttribute('data-count', String(bar[1]));
+        svg.appendChild(rect);
+      });
+    });
+    var axis = document.createElementNS(SVG, 'line');
+    axis.setAttribute('x1', '0');
+    axis.setAttribute('x2', String(width));
+    axis.setAttribute('y1', String(height + 0.5));
+    axis.setAttribute('y2', String(height + 0.5));
+    svg.appendChild(axis);
+    var legend = el('p', { class: 'muted legend' }, [
+      el('span', { class: 'key accepted' }),
+      el('span', { text: ' accepted ' + accepted + ' ' }),
+      el('span', { class: 'key published' }),
+      el('span', { text: ' published ' + published + ' (last hour, per minute; at most ' + top + ')' }),
+    ]);
+    return el('figure', { class: 'per-minute', 'data-field': 'per-minute' }, [svg, legend]);
+  }
+
   function historyPanel(name) {
     var details = el('details', { class: 'history', 'data-panel': 'history' }, [
       el('summary', { text: 'Driver history' }),
@@ -240,6 +318,9 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
       ]),
       conditions.length ? el('ul', { class: 'conditions' }, conditions) : null,
       pub.retryAt ? retryPanel(summary.name) : null,
+      el('h3', { text: 'What changed' }),
+      perMinuteChart(status.perMinute),
+      commitsTable(status.recentCommits),
       el('h3', { text: 'Saves' }),
       savesTable(saves),
       el('h3', { text: 'Refused writes (' + status.refusedWrites.count + ')' }),

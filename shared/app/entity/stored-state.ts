@@ -27,8 +27,9 @@ const UPGRADES: Record<number, (state: EarlierState) => EarlierState> = {
  * Version 3 → 4: each snapshot kept by its bare id (`<id>`, `<id>.late-<n>`) is kept under its
  * target (`<target>/<id>…`), and a pending write of a completed one references it there, so parts
  * posted before the upgrade complete, publish and are forgotten as before. Version 4 adds nothing
- * else to read: `refused` entries without `writeId` only appear from version 4 on, and
- * `notRecorded` (what each target did not record) is absent until its first count.
+ * else to read: `refused` entries without `writeId` only appear from version 4 on; `notRecorded`
+ * (what each target did not record) is absent until its first count; `recentCommits` and `activity`
+ * (what changed) start empty, absent, as in any branch before its first change.
  */
 function snapshotsPerTarget(state: EarlierState): EarlierState {
   const refs = new Map<string, string>();

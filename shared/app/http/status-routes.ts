@@ -16,6 +16,7 @@ import { branchHandle } from './branch-handle';
 import { commitWebUrl } from './commit-link';
 import { page, type RouteRequest } from './route-request';
 import { accessTarget, authenticate, readTarget } from './target-access';
+import { whatChanged } from './what-changed';
 
 interface Deps {
   runtime: AppRuntime;
@@ -110,6 +111,11 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       window: status?.window ?? { open: false, changes: 0 },
       refusedWrites: { count: refused.count, recent: refused.recent },
       notRecorded: { count: notRecorded.count, byReason: notRecorded.byReason, recent: notRecorded.recent },
+      ...whatChanged(
+        { name: target.config.name, repositoryUrl: target.repository.url },
+        state?.branch,
+        request.at,
+      ),
       suspension: {
         suspended: suspension?.suspended ?? false,
         by: suspension?.by ?? [],
