@@ -129,7 +129,7 @@ describe('the Event Hubs feed', () => {
       'alice@contoso.com <alice@contoso.com>|[UPDATE] v1/configmaps shop/settings',
     ]);
     expect(await commitsOf('jobs')).toEqual([
-      'system:serviceaccount:batch:job-runner <systemserviceaccountbatchjob-runner@noreply.cluster.local>|[CREATE] v1/configmaps shop/jobs',
+      'ServiceAccount (batch/job-runner) <system-serviceaccount-batch-job-runner@noreply.cluster.local>|[CREATE] v1/configmaps shop/jobs',
     ]);
     expect(await show('settings')).toContain('mode: fast');
     expect(await git(remote, 'rev-list', '--count', 'main')).toBe('2\n');

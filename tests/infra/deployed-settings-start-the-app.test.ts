@@ -29,7 +29,9 @@ async function terraformEnvironment(tokens: Record<string, string>): Promise<Rec
   };
   const env: Record<string, string> = {};
   for (const [name, value] of appSettings(module).literal) {
-    env[name] = String(value).replace(/\$\{([^}]+)\}/g, (_, reference: string) => {
+    // The example names no AKS cluster (`aks_cluster_id`), so every Event Hubs setting is empty.
+    const text = String(value).replace(/^\$\{local\.event_hub_enabled \? .* : ""\}$/, '');
+    env[name] = text.replace(/\$\{([^}]+)\}/g, (_, reference: string) => {
       const sample = samples[reference];
       if (sample === undefined) throw new Error(`no sample value for ${reference} in ${name}`);
       return sample;

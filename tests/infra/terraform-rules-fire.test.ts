@@ -115,8 +115,8 @@ describe('the Terraform rules, given a deployment that breaks them', () => {
     );
     const signingKeysForgotten = await deploymentWith(
       'locals.tf',
-      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs)',
-      'concat(local.repository_token_envs, local.repository_key_envs, local.source_token_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.signing_key_envs, local.source_token_envs, local.encryption_key_envs)',
+      'concat(local.repository_token_envs, local.repository_key_envs, local.source_token_envs, local.encryption_key_envs)',
     );
     expect(secretSettingViolations(signingKeysForgotten)).toContain(
       'local.token_settings is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration',

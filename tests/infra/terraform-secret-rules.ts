@@ -72,13 +72,9 @@ export function secretSettingViolations(module: TerraformModule): string[] {
       );
     }
     const names = secretNamesFromConfig(module, body[3]!);
-    if (
-      !['repositories', 'app keys', 'signing keys', 'sources', 'encryption keys'].every((kind) =>
-        names.has(kind),
-      )
-    ) {
+    if (!['repositories', 'app keys', 'signing keys', 'sources'].every((kind) => names.has(kind))) {
       violations.push(
-        `local.${local} is not keyed by every tokenEnv, privateKeyEnv, signing keyEnv and encryption keyEnv of the configuration`,
+        `local.${local} is not keyed by every tokenEnv, privateKeyEnv and signing keyEnv of the configuration`,
       );
     }
     // a target's encryption key in a plain setting would sit beside the data keys it unwraps
