@@ -269,10 +269,11 @@ function isDryRun(requestURI: string): boolean {
   return new URLSearchParams(requestURI.slice(query + 1)).getAll('dryRun').includes('All');
 }
 
-function identityFromRef(
-  ref: ObjectRef,
-  index: number,
-): { identity: ResourceIdentity } | { issues: PayloadIssue[] } {
+/**
+ * What is wrong with an event's objectRef: its group, version, resource and namespace, and its name
+ * unless the request is about a whole collection (which names no object).
+ */
+function objectRefIssues(ref: ObjectRef, index: number, { named }: { named: boolean }): PayloadIssue[] {
   const at = (field: string) => formatPath(['items', index, 'objectRef', field]);
   const group = ref.apiGroup ?? '';
   const issues: PayloadIssue[] = [];
@@ -281,10 +282,19 @@ function identityFromRef(
     issues.push({ path: at('apiVersion'), message: 'must be an API version' });
   if (!ref.resource || !isResourceName(ref.resource))
     issues.push({ path: at('resource'), message: 'must be a plural resource name' });
-  if (!ref.name || !isObjectName(ref.name, group))
+  if (named && (!ref.name || !isObjectName(ref.name, group)))
     issues.push({ path: at('name'), message: 'must be a Kubernetes name' });
   if (ref.namespace && !isNamespaceName(ref.namespace))
     issues.push({ path: at('namespace'), message: 'must be a namespace name' });
+  return issues;
+}
+
+function identityFromRef(
+  ref: ObjectRef,
+  index: number,
+): { identity: ResourceIdentity } | { issues: PayloadIssue[] } {
+  const group = ref.apiGroup ?? '';
+  const issues = objectRefIssues(ref, index, { named: true });
   if (issues.length > 0) return { issues };
   return {
     identity: {
@@ -398,16 +408,8 @@ function scaleOutcome({ event, ref, index, target, author, ignore }: EventContex
  * selector the held files cannot answer is refused, never guessed.
  */
 function collectionOutcome({ event, ref, index, target, author, ignore }: EventContext): Outcome {
-  const at = (field: string) => formatPath(['items', index, 'objectRef', field]);
   const group = ref.apiGroup ?? '';
-  const issues: PayloadIssue[] = [];
-  if (!isGroupName(group)) issues.push({ path: at('apiGroup'), message: 'must be an API group' });
-  if (!ref.apiVersion || !isVersionName(ref.apiVersion))
-    issues.push({ path: at('apiVersion'), message: 'must be an API version' });
-  if (!ref.resource || !isResourceName(ref.resource))
-    issues.push({ path: at('resource'), message: 'must be a plural resource name' });
-  if (ref.namespace && !isNamespaceName(ref.namespace))
-    issues.push({ path: at('namespace'), message: 'must be a namespace name' });
+  const issues = objectRefIssues(ref, index, { named: false });
   if (issues.length > 0) return { issues };
   const collection = {
     group,
