@@ -26,6 +26,7 @@
  * Bytes are the payloads' (inputs, results, states, messages) as UTF-8, uncompressed (the backend
  * gzips blobs); the fixed columns of a row and the HTTP framing are left out.
  */
+import { entityStateAsStored } from './engine-semantics';
 
 const KIB = 1024;
 /** MessageManager.cs 43: MaxStorageQueuePayloadSizeInBytes, measured in UTF-8. */
@@ -78,9 +79,12 @@ export function storageRequests(c: StorageCounts): number {
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
 const inTable = (s: string) => s.length * 2 <= TABLE_INLINE_BYTES;
 
-/** The SchedulerState an entity's execution carries as its input (null: the entity is deleted). */
-export function schedulerStateOf(entityState: string | null): string | null {
-  return entityState === null ? null : JSON.stringify({ state: entityState });
+/**
+ * The SchedulerState an entity's execution carries as its input (null: the entity is deleted), as
+ * the faithful mode measures it against the backend's limits: one model of the stored state.
+ */
+function schedulerStateOf(entityState: string | null): string | null {
+  return entityState === null ? null : entityStateAsStored(true, entityState, []);
 }
 
 /** A message added to a control queue (a client's signal or event, or a work item's outbound one). */
