@@ -43,7 +43,9 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
     return value;
   };
   if (varint() !== base.length) throw new Error('delta base size mismatch');
-  const out = Buffer.allocUnsafe(varint());
+  // a buffer of its own: the delta base cache keeps results, and a slice of node's shared pool
+  // would be copied out of it there
+  const out = Buffer.allocUnsafeSlow(varint());
   let at = 0;
   while (i < delta.length) {
     const op = delta[i++]!;
@@ -53,10 +55,15 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
       for (let b = 0; b < 4; b++) if (op & (1 << b)) offset += delta[i++]! * 2 ** (8 * b);
       for (let b = 0; b < 3; b++) if (op & (0x10 << b)) size += delta[i++]! * 2 ** (8 * b);
       if (size === 0) size = 0x10000;
-      at += base.copy(out, at, offset, offset + size);
+      if (offset + size > base.length) throw new Error('delta copy beyond its base');
+      if (at + size > out.length) throw new Error('delta result larger than it declares');
+      out.set(base.subarray(offset, offset + size), at);
+      at += size;
     } else if (op > 0) {
-      at += delta.copy(out, at, i, i + op);
-      i += op;
+      if (i + op > delta.length) throw new Error('delta insert beyond its end');
+      if (at + op > out.length) throw new Error('delta result larger than it declares');
+      // at most 127 bytes: a loop costs less than a Buffer#copy call's checks
+      for (let end = i + op; i < end; ) out[at++] = delta[i++]!;
     } else throw new Error('invalid delta opcode 0');
   }
   if (at !== out.length) throw new Error('delta result size mismatch');
