@@ -13,6 +13,12 @@ export interface ChangeOrder {
 
 const INTEGER = /^\d+$/;
 
+/** Two resourceVersions compared as etcd revisions (negative: `a` is older), or undefined unless both are integers. */
+export function compareResourceVersions(a: string | undefined, b: string | undefined): number | undefined {
+  if (a === undefined || b === undefined || !INTEGER.test(a) || !INTEGER.test(b)) return undefined;
+  return compareIntegers(a, b);
+}
+
 function compareIntegers(a: string, b: string): number {
   const x = a.replace(/^0+(?=\d)/, '');
   const y = b.replace(/^0+(?=\d)/, '');

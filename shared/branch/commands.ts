@@ -3,7 +3,7 @@ import { cutTo, FIELD_CHARS } from './field-limits';
 import { SCOPED_OPERATIONS } from './model';
 import { pruneModeSchema } from './prune-mode';
 import { FAILED_OUTCOMES } from './publication-outcome';
-import { branchLimitsSchema, windowTimingSchema } from './settings';
+import { branchLimitsSchema, MAX_ATTRIBUTION_WAIT_MS, windowTimingSchema } from './settings';
 import { isInstant } from './time';
 
 const instant = z
@@ -30,6 +30,11 @@ export const changeSchema = z.strictObject({
   payloadRef: z.string().min(1).max(512).optional(),
   bytes,
   resourceVersion: z.string().min(1).max(FIELD_CHARS.resourceVersion).optional(),
+  /**
+   * The object's uid, sent for a target an Event Hubs feed records (docs/architecture.md, "Combined
+   * feeds"): with the resourceVersion, it matches an audit record to the forwarder's change.
+   */
+  uid: z.string().min(1).max(FIELD_CHARS.objectUid).optional(),
   /** What the change is about, for the single-change commit message `[UPDATE] apps/v1/deployments/web`. */
   subject: z
     .strictObject({
@@ -212,6 +217,8 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
     parentBranch: z.string().min(1).nullable().optional(),
     /** The configuration's `suspend`: true suspends the target, false lifts the configuration's suspension. */
     suspend: z.boolean().optional(),
+    /** How long a change with no author waits for an audit record to claim it (0: it is not held). */
+    attributionWaitMs: durationMs.max(MAX_ATTRIBUTION_WAIT_MS).optional(),
   }),
   z.strictObject({ type: z.literal('SuspendTarget'), at: instant, target: name }),
   z.strictObject({ type: z.literal('ResumeTarget'), at: instant, target: name }),

@@ -9,7 +9,8 @@ function sameSettings(a: TargetSettings, b: TargetSettings): boolean {
     a.path === b.path &&
     a.prune === b.prune &&
     a.window.idleTimeoutMs === b.window.idleTimeoutMs &&
-    a.window.maxDurationMs === b.window.maxDurationMs
+    a.window.maxDurationMs === b.window.maxDurationMs &&
+    a.attributionWaitMs === b.attributionWaitMs
   );
 }
 
@@ -21,10 +22,13 @@ function sameSettings(a: TargetSettings, b: TargetSettings): boolean {
  */
 export function changeSettings(decision: Decision, command: CommandOf<'ChangeSettings'>): void {
   const current = targetSettings(decision.state, command.target);
+  const attributionWaitMs = command.attributionWaitMs ?? current.attributionWaitMs ?? 0;
   const next: TargetSettings = {
     path: command.path ?? current.path,
     prune: command.prune ?? current.prune,
     window: command.window ?? current.window,
+    // kept only when changes are held: settings stored before it read as they were
+    ...(attributionWaitMs > 0 ? { attributionWaitMs } : {}),
   };
   if (!decision.state.targets[command.target] || !sameSettings(current, next)) {
     record(decision, { type: 'TargetConfigured', target: command.target, settings: next });

@@ -1,3 +1,4 @@
+import { nextReleaseMs } from './attribution';
 import { type Decision, record } from './context';
 import type { Deadline, DeadlinePurpose } from './model';
 import { receiptExpiryMs } from './saves';
@@ -36,6 +37,9 @@ function wantedDeadlines(state: BranchState): WantedDeadline[] {
   }
   if (receiptMs !== Number.POSITIVE_INFINITY)
     wanted.push({ purpose: 'receipt-expiry', owner: BRANCH, dueMs: receiptMs });
+
+  const release = nextReleaseMs(state);
+  if (release !== undefined) wanted.push({ purpose: 'attribution-wait', owner: BRANCH, dueMs: release });
 
   const publication = state.publication;
   // A suspended target's pending write holds publication: no retry or cooldown is due until it resumes.

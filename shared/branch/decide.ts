@@ -20,7 +20,7 @@ import { expireDueSaves, forgetExpiredReceipts, recordProjection, registerSave, 
 import { applySnapshot } from './snapshots';
 import type { BranchState } from './state';
 import { toIso, toMs } from './time';
-import { admitChanges, attachWaitingSave, closeWindowIfDue } from './windows';
+import { admitChanges, attachWaitingSave, closeWindowIfDue, releaseHeldChanges } from './windows';
 
 function decideCommand(decision: Decision, command: BranchCommand): void {
   switch (command.type) {
@@ -87,8 +87,8 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
 
 /**
  * Decides one command against the state and returns the decision with its folded state. Every
- * command first lets due deadlines fire (windows close, then waiting saves expire, before any
- * attach), then does its own work, then the branch catches up: a free window is offered to the
+ * command first lets due deadlines fire (windows close, held changes past their attribution wait
+ * are admitted, then waiting saves expire, before any attach), then does its own work, then the branch catches up: a free window is offered to the
  * waiting saves, whatever became due at `at` is decided (so no deadline is ever left due at or
  * before the decision's time), publication is planned when due, intake pauses or resumes, old
  * receipts go, and the recorded deadlines are brought in line with the state.
@@ -104,6 +104,7 @@ function run(command: BranchCommand, state: BranchState): { facts: BranchFact[];
   const decision: Decision = { at: toIso(atMs), atMs, state, facts: [], fired: [] };
   fireDueDeadlines(decision);
   closeWindowIfDue(decision);
+  releaseHeldChanges(decision);
   expireDueSaves(decision);
   forgetExpiredReceipts(decision);
   decideCommand(decision, command);

@@ -1,3 +1,4 @@
+import { evolveAttribution } from './attribution';
 import type { BranchFact, FactOf } from './facts';
 import type { Deadline, SaveRecord } from './model';
 import { withNotRecorded } from './not-recorded';
@@ -154,8 +155,14 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       };
     }
     case 'ChangeSkipped':
+    case 'ChangeAlreadyRecorded':
     case 'WithdrawIgnored':
       return state;
+    case 'ChangeHeld':
+    case 'HeldChangeClaimed':
+    case 'HeldChangesReleased':
+    case 'ObjectsRecorded':
+      return { ...state, attribution: evolveAttribution(state.attribution, fact) };
     case 'WindowClosed':
       return state.window?.id === fact.windowId ? { ...state, window: null } : state;
     case 'WriteDecided': {

@@ -1,4 +1,4 @@
-import type { CommandOf, RefusedChange } from './commands';
+import type { AdmittedChange, CommandOf, RefusedChange } from './commands';
 import type {
   Attribution,
   Author,
@@ -78,6 +78,29 @@ export type BranchFact =
         writeId?: string;
         reason: 'older-resource-version' | 'older-receipt';
       }
+    >
+  /** A change with no author is held for the target's attribution wait, for an audit record to claim it. */
+  | Fact<'ChangeHeld', { target: string; author: Author; change: AdmittedChange }>
+  /** The audit record of a held change's object and resourceVersion arrived: its change is admitted instead, by `by`. */
+  | Fact<'HeldChangeClaimed', { target: string; key: string; path: string; by: Author }>
+  /** No audit record claimed these held changes within the wait: they are admitted as they came. */
+  | Fact<'HeldChangesReleased', { target: string; keys: string[]; reason: 'attribution-wait-passed' }>
+  /** A change makes nothing: its object's same or a newer change was recorded, or it was removed, or it is held. */
+  | Fact<
+      'ChangeAlreadyRecorded',
+      {
+        target: string;
+        path: string;
+        uid?: string;
+        resourceVersion?: string;
+        keptResourceVersion?: string;
+        reason: 'same-resource-version' | 'older-resource-version' | 'object-deleted' | 'already-held';
+      }
+    >
+  /** Changes of these objects were admitted: whichever feed brings the same change second makes nothing. */
+  | Fact<
+      'ObjectsRecorded',
+      { target: string; objects: { uid: string; resourceVersion?: string; deleted?: true }[] }
     >
   | Fact<'WindowClosed', { windowId: string; reason: WindowCloseReason; writeId: string; saveId?: string }>
   | Fact<

@@ -15,6 +15,8 @@ export const FIELD_CHARS = {
   authorEmail: 1024,
   /** An object's `resourceVersion`: an etcd revision is an int64, at most 19 digits. */
   resourceVersion: 64,
+  /** An object's `metadata.uid`: a UUID the apiserver assigns (36 characters), room for any other. */
+  objectUid: 128,
   /** A snapshot's revision (the list's `resourceVersion`, or the sender's label). */
   snapshotRevision: 64,
   /** A change's path in the repository. */

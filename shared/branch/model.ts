@@ -234,7 +234,8 @@ export type DeadlinePurpose =
   | 'push-cooldown'
   | 'publication-retry'
   | 'parent-probe'
-  | 'receipt-expiry';
+  | 'receipt-expiry'
+  | 'attribution-wait';
 
 /** A recorded deadline; a firing of an older generation is a no-op. */
 export interface Deadline {

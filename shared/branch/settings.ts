@@ -67,7 +67,18 @@ export interface TargetSettings {
   path: string;
   prune: PruneMode;
   window: WindowTiming;
+  /**
+   * How long a change with no author (the forwarder's) is held for an audit record of the same
+   * object to claim it; absent: not held (a target no Event Hubs feed records).
+   */
+  attributionWaitMs?: number;
 }
+
+/**
+ * The longest attribution wait: a held change is in no window, so the wait is how late it can be
+ * published, and the recorded objects' memory (`attribution.ts`) must outlast it.
+ */
+export const MAX_ATTRIBUTION_WAIT_MS = 10 * 60_000;
 
 /** The settings of a target that was never configured: the repository root, `OnEvent`, the branch's window. */
 export function defaultTargetSettings(limits: BranchLimits): TargetSettings {

@@ -1,4 +1,6 @@
+import type { AdmittedChange } from './commands';
 import type {
+  Author,
   Deadline,
   DeadlinePurpose,
   FailureCause,
@@ -75,6 +77,31 @@ export interface Suspension {
   since: string;
 }
 
+/** A change with no author (the forwarder's) held for an audit record of its object to claim it. */
+export interface HeldChange {
+  target: string;
+  /** The configured committer the change is published under if no audit record claims it. */
+  author: Author;
+  /** Receipt time (epoch ms): released to its window once the target's attribution wait has passed. */
+  atMs: number;
+  /** As admitted, with its object's uid (and resourceVersion, for an upsert). */
+  change: AdmittedChange;
+}
+
+/**
+ * What an object's newest recorded change was: `[receipt time (epoch ms), resourceVersion or null,
+ * 1 when it was a delete]`.
+ */
+export type RecordedObject = [atMs: number, resourceVersion: string | null, deleted: 0 | 1];
+
+/** How a target fed by the forwarder and an Event Hubs feed matches the two (`attribution.ts`). */
+export interface AttributionState {
+  /** Held changes, oldest first. */
+  held: HeldChange[];
+  /** By `<target>/<uid>`: the newest change admitted of each object recently, least recent first. */
+  recorded: Record<string, RecordedObject>;
+}
+
 /** Counters that make every identifier deterministic. */
 export interface BranchCounters {
   window: number;
@@ -93,7 +120,8 @@ export interface BranchState {
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
    * references name the target), and changes refused on arrival counted in `refused` (`object`), and scoped operations
    * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes, and what changed: the
-   * branch's `recentCommits` and each target's changes per minute (`activity`).
+   * branch's `recentCommits` and each target's changes per minute (`activity`), and the combined
+   * feeds' held changes and recorded objects (`attribution`).
    */
   version: 4;
   limits: BranchLimits;
@@ -127,6 +155,8 @@ export interface BranchState {
   recentCommits?: RecentCommit[];
   /** Per target, changes accepted and published per minute over the last hour; absent until the first. */
   activity?: Record<string, MinuteCounts>;
+  /** Changes held for their audit record, and the objects recorded recently; absent until the first. */
+  attribution?: AttributionState;
 }
 
 /** Where `BranchState.deadlines` keeps the deadline of `purpose` for `owner`: one per pair. */
@@ -173,5 +203,7 @@ export function publicationHeldBy(state: BranchState): string | undefined {
 export function usedBudgetBytes(state: BranchState): number {
   const overhead = state.limits.itemOverheadBytes;
   const window = state.window ? state.window.bytes + state.window.paths * overhead : 0;
-  return window + state.pendingBytes + state.pendingItems * overhead + state.openSaves * overhead;
+  let held = 0;
+  for (const { change } of state.attribution?.held ?? []) held += change.bytes + overhead;
+  return window + held + state.pendingBytes + state.pendingItems * overhead + state.openSaves * overhead;
 }

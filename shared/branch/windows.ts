@@ -1,3 +1,4 @@
+import { changesToAdmit, dueHeldChanges, heldKey, recordedObjects } from './attribution';
 import { type ChangeOrder, storeOrder, supersedes } from './change-order';
 import type { AdmittedChange, CommandOf } from './commands';
 import { type Decision, nextWriteId, record, targetSettings } from './context';
@@ -152,9 +153,13 @@ function supersedesByVersion(candidate: ChangeOrder, kept: ChangeOrder): boolean
  * A change older than the one its path holds in the window or in a pending write is skipped, and a
  * window that reaches its change limit closes (`item-limit`) and the rest go to the next one. A
  * scoped change (a collection delete, a namespace removal, a replica count) closes the window
- * before it and its own window after it (`scoped-change`).
+ * before it and its own window after it (`scoped-change`). On a target with an attribution wait, a
+ * change with no author is held instead, and one already recorded makes nothing (`attribution.ts`);
+ * `released` changes were held and are admitted now.
  */
-export function admitChanges(decision: Decision, command: CommandOf<'AdmitChanges'>): void {
+export function admitChanges(decision: Decision, command: CommandOf<'AdmitChanges'>, released = false): void {
+  const changes = changesToAdmit(decision, command, released);
+  if (changes.length === 0) return;
   const current = decision.state.window;
   if (
     current &&
@@ -167,12 +172,13 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
     closeWindow(decision, 'author-or-target-change');
   }
   const limit = windowChangeLimit(decision.state.limits);
-  let rest = command.changes;
+  let rest = changes;
   while (rest.length > 0) {
     if (!decision.state.window) openWindow(decision, command);
     const window = decision.state.window;
     if (!window) return;
     const accepted: Omit<WindowChange, 'seq'>[] = [];
+    const objects: AdmittedChange[] = [];
     let lastAccepted: AdmittedChange | undefined;
     let newPaths = 0;
     let taken = 0;
@@ -203,6 +209,7 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
       if (change.resourceVersion !== undefined) entry.resourceVersion = change.resourceVersion;
       if (earlierIndex >= 0) accepted[earlierIndex] = entry;
       else accepted.push(entry);
+      objects.push(change);
       lastAccepted = change;
       if (isScoped) {
         scoped = true;
@@ -218,6 +225,9 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
         changes: accepted,
         ...(soleMessage !== undefined ? { soleMessage } : {}),
       });
+      const recorded = recordedObjects(objects);
+      if (recorded.length > 0)
+        record(decision, { type: 'ObjectsRecorded', target: command.target, objects: recorded });
       attachWaitingSave(decision);
     }
     const open = decision.state.window;
@@ -230,6 +240,40 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
     } else if (toMs(open.maxDueAt) <= decision.atMs) {
       closeWindow(decision, open.saveId ? 'save-deadline' : 'max-duration');
     }
+  }
+}
+
+/**
+ * Admits the held changes whose attribution wait has passed, unclaimed, as they came: each run of
+ * one target and author as one admission, in the order they were held.
+ */
+export function releaseHeldChanges(decision: Decision): void {
+  const due = dueHeldChanges(decision.state, decision.atMs);
+  let from = 0;
+  while (from < due.length) {
+    const { target, author } = due[from]!;
+    let to = from + 1;
+    while (to < due.length && due[to]!.target === target && sameAuthor(due[to]!.author, author)) to += 1;
+    const run = due.slice(from, to);
+    record(decision, {
+      type: 'HeldChangesReleased',
+      target,
+      keys: run.map((held) => heldKey(target, held.change)),
+      reason: 'attribution-wait-passed',
+    });
+    admitChanges(
+      decision,
+      {
+        type: 'AdmitChanges',
+        at: decision.at,
+        target,
+        author,
+        attribution: 'configured',
+        changes: run.map((held) => held.change),
+      },
+      true,
+    );
+    from = to;
   }
 }
 

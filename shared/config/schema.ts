@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
+import { MAX_ATTRIBUTION_WAIT_MS } from '../branch/settings';
 import { anchored, DEFAULT_AUTHOR_MAPPING, isEmailAddress } from '../resources/commit-author';
 import { AUDIT_CATEGORIES } from '../resources/diagnostic-records';
 import { exclusionSchema } from '../resources/exclusion';
@@ -302,6 +303,12 @@ const target = z
     suspend: z.boolean().prefault(false),
     /** Changes not recorded for this target, by who made them (docs/configuration.md, "Exclusions"). */
     exclude: exclusionSchema.optional(),
+    /**
+     * On a target an `eventHub` source records, how long a change with no author (the forwarder's)
+     * waits for its audit record to claim it (docs/connect-a-cluster.md, "The forwarder and Event
+     * Hubs together"); `0s` commits it at once. Default `2m`.
+     */
+    attributionWait: duration(MAX_ATTRIBUTION_WAIT_MS, '10m').optional(),
   })
   .superRefine((value, ctx) => {
     if (value.paths !== 'portable') return;

@@ -185,6 +185,7 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
         operation: 'delete',
         author,
         resourceVersion: ref.resourceVersion || undefined,
+        uid: uidOfDeleted(event.responseObject) ?? ref.uid,
         target,
         index,
       }),
@@ -307,6 +308,18 @@ function identityFromRef(
     },
   };
 }
+
+/** The uid a delete's answer names: the Status's `details.uid`, or the object's own (finalizers pending). */
+function uidOfDeleted(responseObject: unknown): string | undefined {
+  const parsed = deletedAnswerSchema.safeParse(responseObject);
+  if (!parsed.success) return undefined;
+  return parsed.data.details?.uid || parsed.data.metadata?.uid || undefined;
+}
+
+const deletedAnswerSchema = z.looseObject({
+  details: z.looseObject({ uid: z.string().max(128).optional() }).optional(),
+  metadata: z.looseObject({ uid: z.string().max(128).optional() }).optional(),
+});
 
 /** A delete answers with the object (finalizers pending) or with a Status; only the former names the kind. */
 function kindOfDeleted(responseObject: unknown, identity: ResourceIdentity): string {

@@ -38,6 +38,11 @@ export type Change = {
   content?: string;
   identity: ResourceIdentity;
   resourceVersion?: string;
+  /**
+   * The object's `metadata.uid` (a delete answered by a Status: its `details.uid`): with the
+   * resourceVersion, what lets an audit record claim the forwarder's change of the same object.
+   */
+  uid?: string;
   /** Absent means the configured committer. */
   author?: ChangeAuthor;
   /** The object was created (watch `ADDED`, audit `create`), for the `[CREATE]` commit subject. */

@@ -54,6 +54,7 @@ export function toChange({
   object,
   author,
   resourceVersion,
+  uid,
   created,
   target,
   index,
@@ -65,6 +66,8 @@ export function toChange({
   object?: KubeObject;
   author?: ChangeAuthor;
   resourceVersion?: string;
+  /** The object's uid when `object` does not carry it (a delete answered by a Status). */
+  uid?: string;
   target: NormalizeTarget;
   index?: number;
 }): { change: Change } | { ignored: Ignored } | { outOfBounds: BoundsProblem; identity: ResourceIdentity } {
@@ -83,6 +86,7 @@ export function toChange({
       if (target.renderBudget.leftBytes < 0) throw new PayloadRendersTooLarge(REQUEST_RENDERED_BYTES);
     }
   }
+  const objectUid = object?.metadata.uid || uid;
   const change: Change = {
     path: canonicalPath({
       targetPath: target.path,
@@ -94,6 +98,7 @@ export function toChange({
     ...(content === undefined ? {} : { content }),
     identity,
     ...(resourceVersion ? { resourceVersion } : {}),
+    ...(objectUid ? { uid: objectUid } : {}),
     ...(author ? { author } : {}),
     ...(created && operation === 'upsert' ? { created: true as const } : {}),
   };

@@ -1,4 +1,11 @@
-import type { AdmittedChange, Attribution, Author, BranchCommand, PublicationStatus } from '../../branch';
+import {
+  type AdmittedChange,
+  type Attribution,
+  type Author,
+  type BranchCommand,
+  FIELD_CHARS,
+  type PublicationStatus,
+} from '../../branch';
 import { storeBatch } from '../../payloads/payload-batches';
 import type { Change } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
@@ -45,7 +52,7 @@ export async function acceptChanges({
   const held: { change: Change; author: Author; admitted: AdmittedChange }[] = [];
   for (const change of changes) {
     const author = authorOf(change, target);
-    const candidate = admitted(change);
+    const candidate = admitted(change, target.attributionWaitMs !== undefined);
     const problem = outOfBounds(change.identity, author, candidate);
     if (problem) refused.push(problem);
     else held.push({ change, author, admitted: candidate });
@@ -170,14 +177,19 @@ function authorOf(change: Change, target: ResolvedTarget): Author {
   return change.author ? { ...identity, username: change.author.username } : identity;
 }
 
-/** The change as the branch admits it, before its payload is stored. */
-function admitted(change: Change): AdmittedChange {
+/**
+ * The change as the branch admits it, before its payload is stored; with its object's uid on a
+ * target an Event Hubs feed records (`withUid`), where the branch matches the two feeds by it.
+ */
+function admitted(change: Change, withUid: boolean): AdmittedChange {
   const { identity } = change;
   return {
     path: change.path,
     operation: change.operation,
     bytes: change.content === undefined ? 0 : Buffer.byteLength(change.content),
     ...(change.resourceVersion ? { resourceVersion: change.resourceVersion } : {}),
+    // a uid no apiserver assigns is left out, not refused: the change is recorded, only unmatched
+    ...(withUid && change.uid && change.uid.length <= FIELD_CHARS.objectUid ? { uid: change.uid } : {}),
     subject: {
       apiVersion: identity.group ? `${identity.group}/${identity.version}` : identity.version,
       resource: identity.resource,

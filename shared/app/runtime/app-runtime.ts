@@ -28,7 +28,15 @@ export interface ResolvedTarget {
   encryption?: SopsEncryption;
   /** Why its `encryption` cannot be used (it then refuses Secrets), and since when this instance knows. */
   encryptionProblem?: { message: string; since: string };
+  /**
+   * Present when an `eventHub` source records the target (combined with the forwarder): how long a
+   * change with no author waits for its audit record. Its changes then carry their object's uid.
+   */
+  attributionWaitMs?: number;
 }
+
+/** The attribution wait of a target an Event Hubs feed records and that names none: diagnostic logs arrive within minutes. */
+export const DEFAULT_ATTRIBUTION_WAIT_MS = 2 * 60_000;
 
 /** What every function of the app shares in one process, built once from the configuration. */
 export interface AppRuntime {
@@ -77,6 +85,9 @@ export function createAppRuntime({
   const targets = new Map<string, ResolvedTarget>();
   const encryptionCounters = createEncryptionCounters();
   const startedAt = new Date(nowMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const auditFed = new Set(
+    config.sources.flatMap((source) => (source.kind === 'eventHub' ? source.targets : [])),
+  );
   for (const target of config.targets) {
     const problem = secrets.encryptionProblems?.[target.name];
     const repository = repositories.get(target.repository)!;
@@ -99,6 +110,9 @@ export function createAppRuntime({
         ? { encryption, encryptSecret: encryptionCounters.counted(target.name, secretEncryptor(encryption)) }
         : {}),
       ...(problem ? { encryptionProblem: { message: problem, since: startedAt } } : {}),
+      ...(auditFed.has(target.name)
+        ? { attributionWaitMs: target.attributionWait ?? DEFAULT_ATTRIBUTION_WAIT_MS }
+        : {}),
     });
   }
   const sources = config.sources.flatMap((source) =>
@@ -164,6 +178,7 @@ export function settingsCommands(runtime: AppRuntime, target: ResolvedTarget, at
       prune: target.config.prune,
       parentBranch: target.config.parentBranch ?? null,
       suspend: target.config.suspend,
+      attributionWaitMs: target.attributionWaitMs ?? 0,
     },
   ];
 }

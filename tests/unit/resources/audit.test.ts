@@ -48,6 +48,7 @@ describe('audit EventLists from the apiserver webhook', () => {
           name: 'app-settings',
         },
         resourceVersion: '13772844',
+        uid: '0b2c7a51-3a5e-4b53-8f1e-2f7d6c1c9a11',
         author: {
           username: 'alice@example.com',
           uid: '7d1e-alice',
@@ -189,11 +190,12 @@ describe('audit EventLists from the apiserver webhook', () => {
       );
     });
 
-    it('when a delete answered by a Status is normalized then the identity comes from objectRef', () => {
+    it('when a delete answered by a Status is normalized then the identity comes from objectRef and the uid from the Status', () => {
       const deleted = result().changes[1];
       expect(deleted).toEqual({
         path: 'clusters/prod/shop/configmaps/old-settings.yaml',
         operation: 'delete',
+        uid: '11111111-0000-4000-8000-000000000004',
         identity: {
           group: '',
           version: 'v1',
