@@ -203,7 +203,11 @@ describe('the memory’s size in the branch state', () => {
       state = deliver(state, signal(`random-${String(n).padStart(9, '0')}`, n * 100));
     expect(state!.requests?.length).toBeGreaterThan(0);
     const next = requestIdSource();
-    for (let s = 0; s < 11 * 60; s++) state = deliver(state, signal(next(BRANCH), 50 * SECOND + s * SECOND));
+    for (let s = 0; s < 5 * 60; s++) state = deliver(state, signal(next(BRANCH), 50 * SECOND + s * SECOND));
+    // one of them delivered again within the span is still dropped
+    expect(runBranchOperation(state, 'apply', signal('random-000000499', 49_900)).state).toBe(state);
+    for (let s = 5 * 60; s < 11 * 60; s++)
+      state = deliver(state, signal(next(BRANCH), 50 * SECOND + s * SECOND));
     expect(state!.requests).toBeUndefined();
   });
 });
