@@ -15,6 +15,9 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BranchEntityState } from '../../shared/app/entity/branch-operations';
+import { branchKeyFor } from '../../shared/app/runtime/branch-key';
+import { BRANCH_ENTITY } from '../../shared/app/runtime/durable-names';
 import {
   type AppHost,
   createBareRepository,
@@ -115,6 +118,12 @@ it('applies a signal minutes late once, never over a newer change published mean
   }
   const status = (await app.http('GET', '/api/v1/targets/prod')).body.publication;
   expect(status).toMatchObject({ pendingWrites: 0 });
+  // The branch remembers every signal it applied, held, duplicated or not, as one range of the
+  // numbers the app gave them (shared/app/entity/request-ids.ts), not id by id.
+  const read = app.host.client.readEntityState(BRANCH_ENTITY, branchKeyFor(remote, 'main').key);
+  const stored = read.exists ? (read.state as BranchEntityState) : undefined;
+  expect(stored?.requests).toBeUndefined();
+  expect(Object.values(stored?.sequences ?? {})).toEqual([[[1, expect.any(Number), expect.any(Number)]]]);
 });
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);

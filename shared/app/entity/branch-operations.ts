@@ -19,8 +19,10 @@ import {
 } from '../../branch';
 import { checkTargetPath } from '../../config/names';
 import { checkWritePath } from '../../git/check-write-path';
+import { type AppliedSequences, rememberSequence, seenSequence } from './applied-sequences';
 import { type PublishedOrders, rememberPublished, withoutSuperseded } from './published-orders';
-import { type RecentRequests, rememberRequest, seenRequest } from './recent-requests';
+import { forgetPastSpan, type RecentRequests, rememberRequest, seenRequest } from './recent-requests';
+import { sequencedRequest } from './request-ids';
 import { readStoredState } from './stored-state';
 
 /**
@@ -32,8 +34,10 @@ export interface BranchEntityState {
   branch: BranchState;
   /** By {@link snapshotKey}: the sender's id within its target (by bare id before version 4). */
   snapshots: Record<string, SnapshotParts>;
-  /** Client signals applied recently, by request id (absent in states stored before). */
+  /** Client signals applied recently whose ids are not sequenced, by request id (absent when none). */
   requests?: RecentRequests[];
+  /** Client signals applied, as ranges of their senders' sequence numbers (absent in states stored before version 4). */
+  sequences?: AppliedSequences;
   /** The orders of the changes published recently, against signals minutes late (absent in states stored before). */
   published?: PublishedOrders[];
 }
@@ -172,7 +176,7 @@ function runOperation(
   if (requestId === undefined)
     return rememberingPublished(state, operation as BranchOperationName, valid, facts);
   // A client signal delivered again (at least once, docs/branch-state-machine.md) changes nothing.
-  if (seenRequest(state.requests, requestId)) return { state, answer: { ok: true } };
+  if (requestSeen(state, requestId)) return { state, answer: { ok: true } };
   // One minutes late (its partition moved) changes no path a newer published change holds.
   const current =
     operation === 'apply'
@@ -188,7 +192,36 @@ function runOperation(
   const atMs = Date.parse(
     'at' in valid ? valid.at : (valid as { commands: BranchCommand[] }).commands.at(-1)!.at,
   );
-  return { ...ran, state: { ...ran.state, requests: rememberRequest(state.requests, requestId, atMs) } };
+  return { ...ran, state: rememberingRequest(ran.state, state, requestId, atMs) };
+}
+
+/** Whether the client signal `requestId` was applied within the memory its id's form is kept in. */
+function requestSeen(state: BranchEntityState, requestId: string): boolean {
+  const sequenced = sequencedRequest(requestId);
+  return sequenced ? seenSequence(state.sequences, sequenced) : seenRequest(state.requests, requestId);
+}
+
+/**
+ * `next` remembering the client signal `requestId`, applied at `atMs` on `before`. The memory of
+ * unsequenced ids forgets its minutes past the span at every signal, and is dropped once empty,
+ * so what an earlier release's senders left in it is gone minutes after they stop.
+ */
+function rememberingRequest(
+  next: BranchEntityState,
+  before: BranchEntityState,
+  requestId: string,
+  atMs: number,
+): BranchEntityState {
+  const sequenced = sequencedRequest(requestId);
+  const { requests: _before, ...rest } = next;
+  const requests = sequenced
+    ? forgetPastSpan(before.requests ?? [], atMs)
+    : rememberRequest(before.requests, requestId, atMs);
+  return {
+    ...rest,
+    ...(requests.length > 0 ? { requests } : {}),
+    ...(sequenced ? { sequences: rememberSequence(before.sequences, sequenced, atMs) } : {}),
+  };
 }
 
 /** {@link runValid}, remembering the orders of the writes a publication it confirmed carried. */

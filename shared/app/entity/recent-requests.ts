@@ -1,11 +1,15 @@
 /**
- * The request ids of client signals the branch applied recently, so that a signal delivered again
- * is dropped. Client signals bypass the entity's message sorter: Azure Storage redelivers a message
- * that was in flight when its partition moved once its visibility timeout (5 min) has passed.
+ * The request ids of client signals the branch applied recently that are not in the sequenced
+ * form (request-ids.ts), so that a signal delivered again is dropped: the random ids of releases
+ * up to 0.3.0, still queued when this release takes over (sequenced ids are remembered as ranges,
+ * applied-sequences.ts). Client signals bypass the entity's message sorter: Azure Storage
+ * redelivers a message that was in flight when its partition moved once its visibility timeout
+ * (5 min) has passed.
  *
  * Ids are kept per minute of application (the entity's own time: the latest `at` it has seen, so a
  * late signal with an old `at` is remembered for the full span), space-separated in one string a
- * minute, for `REQUEST_MEMORY_MS` and at most `MAX_REMEMBERED` ids: 17 bytes of state an id.
+ * minute, for `REQUEST_MEMORY_MS` and at most `MAX_REMEMBERED` ids: 17 bytes of state an id. Every
+ * request forgets the minutes past the span, so once no such id arrives the memory empties.
  */
 export interface RecentRequests {
   /** Start of the minute (epoch ms) the ids were applied in. */
@@ -55,13 +59,13 @@ export function rememberRequest(
 ): RecentRequests[] {
   const buckets = [...(recent ?? [])];
   const latest = buckets.at(-1);
-  const minute = Math.max(Math.floor(atMs / MINUTE_MS) * MINUTE_MS, latest?.minute ?? 0);
+  const minute = entityMinute(recent, atMs);
   if (latest && latest.minute === minute) {
     const grown = { minute, ids: `${latest.ids} ${id}` };
     counted.set(grown, countOf(latest) + 1);
     buckets[buckets.length - 1] = grown;
   } else buckets.push({ minute, ids: id });
-  const kept = buckets.filter((bucket) => bucket.minute > minute - REQUEST_MEMORY_MS);
+  const kept = withinSpan(buckets, minute);
   let count = kept.reduce((sum, bucket) => sum + countOf(bucket), 0);
   while (count > MAX_REMEMBERED && kept.length > 0) {
     const oldest = kept[0]!;
@@ -76,6 +80,19 @@ export function rememberRequest(
     }
   }
   return kept;
+}
+
+/** The memory without the minutes past the span, as of a request applied at `atMs`. */
+export function forgetPastSpan(recent: readonly RecentRequests[], atMs: number): RecentRequests[] {
+  return withinSpan(recent, entityMinute(recent, atMs));
+}
+
+function entityMinute(recent: readonly RecentRequests[] | undefined, atMs: number): number {
+  return Math.max(Math.floor(atMs / MINUTE_MS) * MINUTE_MS, recent?.at(-1)?.minute ?? 0);
+}
+
+function withinSpan(buckets: readonly RecentRequests[], minute: number): RecentRequests[] {
+  return buckets.filter((bucket) => bucket.minute > minute - REQUEST_MEMORY_MS);
 }
 
 function idCount(ids: string): number {

@@ -29,9 +29,11 @@ const UPGRADES: Record<number, (state: EarlierState) => EarlierState> = {
  * posted before the upgrade complete, publish and are forgotten as before. Version 4 adds nothing
  * else to read: `refused` entries without `writeId` only appear from version 4 on; `notRecorded`
  * (what each target did not record) is absent until its first count; `recentCommits` and `activity`
- * (what changed) start empty, absent, as in any branch before its first change; `attribution` (the
- * combined feeds' held changes and recorded objects) and a target's `attributionWaitMs` are absent
- * until an Event Hubs feed records the target.
+ * (what changed) start empty, absent, as in any branch before its first change; `sequences` (the
+ * client signals applied, as ranges of their senders' numbers) is absent until the first numbered
+ * signal, and the ids an earlier release's signals carry stay in `requests`, read as before;
+ * `attribution` (the combined feeds' held changes and recorded objects) and a target's
+ * `attributionWaitMs` are absent until an Event Hubs feed records the target.
  */
 function snapshotsPerTarget(state: EarlierState): EarlierState {
   const refs = new Map<string, string>();

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../api/errors';
 import {
   admissionCheck,
@@ -12,6 +11,7 @@ import {
   type BranchOperationName,
   branchOperationSchemas,
 } from '../entity/branch-operations';
+import { requestIdSource } from '../entity/request-ids';
 import { type AppRuntime, type ResolvedTarget, settingsCommands } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { STATE_ROOM_BYTES, secondsUntilRoomFrees, stateHasRoom, storedStateBytes } from './state-room';
@@ -80,12 +80,16 @@ export function branchHandle(
         branchKey,
         'apply',
         heldByBranch('apply', {
-          requestId: newRequestId(),
+          requestId: newRequestId(branchKey),
           commands: [...settingsCommands(runtime, target, at), ...commands],
         }),
       ),
     signal: (operation, input) =>
-      gateway.signal(branchKey, operation, heldByBranch(operation, { requestId: newRequestId(), ...input })),
+      gateway.signal(
+        branchKey,
+        operation,
+        heldByBranch(operation, { requestId: newRequestId(branchKey), ...input }),
+      ),
     wake: () =>
       gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.config.branch }),
     withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at, target: target.config.name }),
@@ -112,9 +116,8 @@ function heldByBranch(
 }
 
 /**
- * A fresh id for one signal (96 random bits as 16 base64url characters): the entity drops a signal
- * whose id it applied recently, since client signals are delivered at least once.
+ * The id of this process's next signal to `branchKey`: the entity drops a signal whose id it
+ * applied, since client signals are delivered at least once, and numbering them per branch lets it
+ * remember them as ranges (request-ids.ts).
  */
-export function newRequestId(): string {
-  return randomBytes(12).toString('base64url');
-}
+export const newRequestId = requestIdSource();

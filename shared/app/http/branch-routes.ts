@@ -69,7 +69,7 @@ export async function discardBranchWrites(deps: Deps, request: RouteRequest): Pr
   if (!(await deps.gateway.readNow(branchKey)))
     throw new ApiError('branch-not-found', `No branch "${branchKey}" has state here.`);
   await deps.gateway.signal(branchKey, 'apply', {
-    requestId: newRequestId(),
+    requestId: newRequestId(branchKey),
     commands: [{ type: 'DiscardPendingWrites', at: request.at, reason: parsed.data.reason }],
   });
   return { status: 202, body: { branch: branchKey, status: `/api/v1/branches/${branchKey}` } };

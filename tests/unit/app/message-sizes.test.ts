@@ -39,7 +39,7 @@ describe('20,000 deletes in one window: every message and the entity state stay 
       } as unknown as ResolvedTarget,
       checkAdmission: async () => undefined,
       apply: async (_at: string, commands: readonly BranchCommand[]) => {
-        signals.push({ requestId: newRequestId(), commands: [settings, ...commands] });
+        signals.push({ requestId: newRequestId('branch'), commands: [settings, ...commands] });
       },
       wake: async () => undefined,
     } as unknown as BranchHandle;
@@ -105,7 +105,7 @@ describe('20,000 changes the branch cannot hold in one request: every signal and
       } as unknown as ResolvedTarget,
       checkAdmission: async () => undefined,
       apply: async (_at: string, commands: readonly BranchCommand[]) => {
-        signals.push({ requestId: newRequestId(), commands: [...commands] });
+        signals.push({ requestId: newRequestId('branch'), commands: [...commands] });
       },
       wake: async () => undefined,
     } as unknown as BranchHandle;
