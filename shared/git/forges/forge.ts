@@ -2,6 +2,7 @@ import { packageVersion } from '../../package-version';
 import type { GitCredentials } from '../credentials';
 import { type Clock, systemClock } from '../types';
 import { adoptingExisting } from './adopt-existing';
+import { azureReposForge } from './azure-repos';
 import { ForgeLocationUnknown } from './forge-errors';
 import type { ForgeHttpOptions } from './forge-http';
 import { githubForge } from './github';
@@ -83,6 +84,8 @@ export function openForge(input: OpenForgeInput): Forge {
   switch (location.kind) {
     case 'github':
       return adoptingExisting(githubForge({ ...location, http }));
+    case 'azure-repos':
+      return adoptingExisting(azureReposForge({ ...location, http }));
     default:
       throw new ForgeLocationUnknown({ url: input.repositoryUrl, reason: `no ${location.kind} client yet` });
   }

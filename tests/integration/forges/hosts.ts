@@ -1,6 +1,7 @@
 import type { GitCredentials } from '../../../shared/git/credentials';
 import { type ForgeKind, openForge } from '../../../shared/git/forges/forge';
 import type { Clock, GitAuth } from '../../../shared/git/types';
+import { startAzureReposEmulator } from '../../support/forges/azure-repos-emulator';
 import { startGitHubEmulator } from '../../support/forges/github-emulator';
 import type { PullControls } from '../../support/forges/pull-store';
 import type { RestServer } from '../../support/forges/serve-rest';
@@ -29,6 +30,14 @@ export const HOSTS: Host[] = [
     apiUrl: (emulator) => emulator.url,
     auth: (token) => ({ username: 'x-access-token', token }),
     descriptionLimit: 65_536,
+  },
+  {
+    kind: 'azure-repos',
+    start: (token) => startAzureReposEmulator({ token }),
+    repositoryUrl: 'https://dev.azure.com/acme/platform/_git/fleet',
+    apiUrl: (emulator) => `${emulator.url}/acme`,
+    auth: (token) => ({ username: 'kubescribe', token }),
+    descriptionLimit: 4_000,
   },
 ];
 
