@@ -3,9 +3,10 @@ import type { GitCredentials } from '../credentials';
 import { type Clock, systemClock } from '../types';
 import { adoptingExisting } from './adopt-existing';
 import { azureReposForge } from './azure-repos';
-import { ForgeLocationUnknown } from './forge-errors';
 import type { ForgeHttpOptions } from './forge-http';
+import { giteaForge } from './gitea';
 import { githubForge } from './github';
+import { gitlabForge } from './gitlab';
 import { locateRepository } from './locate-repository';
 
 export type ForgeKind = 'github' | 'azure-repos' | 'gitlab' | 'gitea';
@@ -86,7 +87,9 @@ export function openForge(input: OpenForgeInput): Forge {
       return adoptingExisting(githubForge({ ...location, http }));
     case 'azure-repos':
       return adoptingExisting(azureReposForge({ ...location, http }));
-    default:
-      throw new ForgeLocationUnknown({ url: input.repositoryUrl, reason: `no ${location.kind} client yet` });
+    case 'gitlab':
+      return adoptingExisting(gitlabForge({ ...location, http }));
+    case 'gitea':
+      return adoptingExisting(giteaForge({ ...location, http }));
   }
 }

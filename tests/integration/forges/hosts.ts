@@ -2,7 +2,9 @@ import type { GitCredentials } from '../../../shared/git/credentials';
 import { type ForgeKind, openForge } from '../../../shared/git/forges/forge';
 import type { Clock, GitAuth } from '../../../shared/git/types';
 import { startAzureReposEmulator } from '../../support/forges/azure-repos-emulator';
+import { startGiteaEmulator } from '../../support/forges/gitea-emulator';
 import { startGitHubEmulator } from '../../support/forges/github-emulator';
+import { startGitLabEmulator } from '../../support/forges/gitlab-emulator';
 import type { PullControls } from '../../support/forges/pull-store';
 import type { RestServer } from '../../support/forges/serve-rest';
 
@@ -38,6 +40,22 @@ export const HOSTS: Host[] = [
     apiUrl: (emulator) => `${emulator.url}/acme`,
     auth: (token) => ({ username: 'kubescribe', token }),
     descriptionLimit: 4_000,
+  },
+  {
+    kind: 'gitlab',
+    start: (token) => startGitLabEmulator({ token }),
+    repositoryUrl: 'https://gitlab.example.com/acme/platform/fleet.git',
+    apiUrl: (emulator) => `${emulator.url}/api/v4`,
+    auth: (token) => ({ username: 'kubescribe', token }),
+    descriptionLimit: 1_048_576,
+  },
+  {
+    kind: 'gitea',
+    start: (token) => startGiteaEmulator({ token }),
+    repositoryUrl: 'https://codeberg.org/acme/fleet.git',
+    apiUrl: (emulator) => `${emulator.url}/api/v1`,
+    auth: (token) => ({ username: 'kubescribe', token }),
+    descriptionLimit: 65_536,
   },
 ];
 
