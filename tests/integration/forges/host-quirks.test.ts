@@ -5,7 +5,7 @@
  */
 import { fixedCredentials } from '../../../shared/git/credentials';
 import { type ForgeKind, openForge } from '../../../shared/git/forges/forge';
-import { forgeFailure } from '../../../shared/git/forges/forge-errors';
+import { ForgeAnswerUnreadable, forgeFailure } from '../../../shared/git/forges/forge-errors';
 import type { GitAuth } from '../../../shared/git/types';
 import { startAzureReposEmulator } from '../../support/forges/azure-repos-emulator';
 import { startGiteaEmulator } from '../../support/forges/gitea-emulator';
@@ -197,5 +197,22 @@ describe('GitLab', () => {
       '/api/v4/projects/acme%2Fplatform%2Ffleet/merge_requests',
       '/api/v4/projects/acme%2Fplatform%2Ffleet/merge_requests/1',
     ]);
+  });
+});
+
+describe('any host', () => {
+  it('an answer larger than any page of pull requests is refused, not buffered', async () => {
+    const github = await track(startGitHubEmulator({ token: 't' }));
+    github.failNext({ status: 200, text: `[${'"x",'.repeat(3 * 1024 * 1024)}"x"]` });
+
+    const error = await forge('github', 'https://github.com/acme/fleet', github.url, { bearer: 't' })
+      .findOpen('a', 'main')
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ForgeAnswerUnreadable);
+    expect(forgeFailure(error)).toMatchObject({
+      outcome: 'rejected',
+      cause: expect.stringContaining('more than 8388608 bytes'),
+    });
   });
 });
