@@ -27,7 +27,8 @@ const KNOWN_HOSTS: Record<string, ForgeKind> = {
 function kindOf(url: URL): ForgeKind | undefined {
   const host = url.hostname.toLowerCase();
   if (KNOWN_HOSTS[host]) return KNOWN_HOSTS[host];
-  if (host.endsWith('.visualstudio.com') || url.pathname.includes('/_git/')) return 'azure-repos';
+  // every Azure Repos URL (dev.azure.com, {org}.visualstudio.com, a Server's) names `_git`
+  if (url.pathname.includes('/_git/')) return 'azure-repos';
   return undefined;
 }
 

@@ -164,7 +164,7 @@ describe.each(HOSTS)('pull requests on $kind', (host) => {
 
     expect(forgeFailure(error)).toMatchObject({
       outcome: 'rejected',
-      cause: expect.stringMatching(/4242.*not found \(HTTP 404\)/),
+      cause: expect.stringMatching(/4242: not found \(HTTP 404\): the repository or pull request does not exist/),
     });
   });
 
