@@ -8,6 +8,7 @@ import { giteaForge } from './gitea';
 import { githubForge } from './github';
 import { gitlabForge } from './gitlab';
 import { locateRepository } from './locate-repository';
+import { proxiedFetch } from './proxied-fetch';
 
 export type ForgeKind = 'github' | 'azure-repos' | 'gitlab' | 'gitea';
 
@@ -56,6 +57,7 @@ export type OpenForgeInput = {
   forge?: { kind: ForgeKind; apiUrl?: string };
   /** The repository's own HTTPS credentials (the ones its pushes use). */
   credentials: GitCredentials;
+  /** By default, the Git layer's HTTP client: the same proxy settings as the repository's pushes. */
   fetch?: typeof fetch;
   userAgent?: string;
   /** Where each call's deadline is armed (tests drive it). */
@@ -77,7 +79,7 @@ export function openForge(input: OpenForgeInput): Forge {
   const location = locateRepository(input.repositoryUrl, input.forge);
   const http: Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'> = {
     credentials: input.credentials,
-    fetch: input.fetch ?? fetch,
+    fetch: input.fetch ?? proxiedFetch(),
     userAgent: input.userAgent ?? `kubescribe/${packageVersion()}`,
     clock: input.clock ?? systemClock,
     timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -164,7 +164,9 @@ describe.each(HOSTS)('pull requests on $kind', (host) => {
 
     expect(forgeFailure(error)).toMatchObject({
       outcome: 'rejected',
-      cause: expect.stringMatching(/4242: not found \(HTTP 404\): the repository or pull request does not exist/),
+      cause: expect.stringMatching(
+        /4242: not found \(HTTP 404\): the repository or pull request does not exist/,
+      ),
     });
   });
 
@@ -220,7 +222,7 @@ describe.each(HOSTS)('pull requests on $kind', (host) => {
 
     expect(forgeFailure(error)).toMatchObject({
       outcome: 'transient',
-      cause: expect.stringContaining('fetch failed'),
+      cause: expect.stringContaining('ECONNREFUSED'),
     });
   });
 });
