@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { authorizationHeader } from '../credentials';
 import type { Forge, PullRequest, PullRequestText } from './forge';
-import { callForge, type ForgeHttpOptions } from './forge-http';
+import { callForge, type ForgeConnection, type ForgeHttpOptions } from './forge-http';
 import { boundText } from './pull-request-text';
 
 /** Azure Repos takes a description of at most 4,000 characters and a title of at most 400. */
@@ -39,7 +39,7 @@ export function azureReposForge({
   project: string;
   repo: string;
   webUrl: string;
-  http: Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'>;
+  http: ForgeConnection;
 }): Forge {
   // Basic (a PAT) or Bearer (an Entra ID token), exactly as the Git layer sends them
   const options: ForgeHttpOptions = {

@@ -19,6 +19,9 @@ export type ForgeRequest<T> = {
   schema: z.ZodType<T>;
 };
 
+/** What every host's client is given by `openForge`: the repository's credentials and the call's bounds. */
+export type ForgeConnection = Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'>;
+
 /** An answer the host refused with, as the caller may want to look at it before it is thrown. */
 export type ForgeRefusal = HttpRefusal & { body: Buffer; headers: Headers };
 

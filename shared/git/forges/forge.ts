@@ -3,7 +3,7 @@ import type { GitCredentials } from '../credentials';
 import { type Clock, systemClock } from '../types';
 import { adoptingExisting } from './adopt-existing';
 import { azureReposForge } from './azure-repos';
-import type { ForgeHttpOptions } from './forge-http';
+import type { ForgeConnection } from './forge-http';
 import { giteaForge } from './gitea';
 import { githubForge } from './github';
 import { gitlabForge } from './gitlab';
@@ -77,7 +77,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  */
 export function openForge(input: OpenForgeInput): Forge {
   const location = locateRepository(input.repositoryUrl, input.forge);
-  const http: Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'> = {
+  const http: ForgeConnection = {
     credentials: input.credentials,
     fetch: input.fetch ?? proxiedFetch(),
     userAgent: input.userAgent ?? `kubescribe/${packageVersion()}`,

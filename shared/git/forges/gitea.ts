@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { GitAuth } from '../types';
 import type { Forge, PullRequest, PullRequestText } from './forge';
-import { callForge, type ForgeHttpOptions } from './forge-http';
+import { callForge, type ForgeConnection, type ForgeHttpOptions } from './forge-http';
 import { boundText } from './pull-request-text';
 
 /**
@@ -57,7 +57,7 @@ export function giteaForge({
   apiUrl: string;
   owner: string;
   repo: string;
-  http: Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'>;
+  http: ForgeConnection;
 }): Forge {
   const options: ForgeHttpOptions = {
     ...http,

@@ -3,7 +3,7 @@ import type { HttpRefusal } from '../errors';
 import { retryAfterMs } from '../http-status';
 import type { GitAuth } from '../types';
 import type { Forge, PullRequest, PullRequestText } from './forge';
-import { callForge, type ForgeHttpOptions, type ForgeRefusal } from './forge-http';
+import { callForge, type ForgeConnection, type ForgeHttpOptions, type ForgeRefusal } from './forge-http';
 import { boundText } from './pull-request-text';
 
 /**
@@ -80,7 +80,7 @@ export function githubForge({
   apiUrl: string;
   owner: string;
   repo: string;
-  http: Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'>;
+  http: ForgeConnection;
 }): Forge {
   const options: ForgeHttpOptions = {
     ...http,

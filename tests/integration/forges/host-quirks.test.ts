@@ -216,3 +216,23 @@ describe('any host', () => {
     });
   });
 });
+
+describe('GitLab merging by fast-forward', () => {
+  it('takes the merge request’s head as the merge commit when there is no merge commit', async () => {
+    const gitlab = await track(startGitLabEmulator({ token: 'glpat', mergeMethod: 'ff' }));
+    const client = forge('gitlab', 'https://gitlab.com/acme/fleet', `${gitlab.url}/api/v4`, {
+      username: 'u',
+      token: 'glpat',
+    });
+    const opened = await client.open('kubescribe/prod', 'main', TEXT);
+    const whileOpen = await client.read(opened.number);
+    gitlab.merge(opened.number, 'c'.repeat(40));
+
+    expect(whileOpen).not.toHaveProperty('mergeCommit');
+    expect(await client.read(opened.number)).toEqual({
+      ...opened,
+      state: 'merged',
+      mergeCommit: 'c'.repeat(40),
+    });
+  });
+});

@@ -8,6 +8,8 @@
  *   characters or a missing title;
  * - `GET`/`PUT …/{iid}` → 200; the path takes the project-scoped `iid`, not the global `id`
  *   (404 "404 Not found" otherwise); `merge_commit_sha` is null until merged;
+ * - `mergeMethod: 'ff'` models a project that merges by fast-forward: a merged request has no
+ *   `merge_commit_sha`, the base's new head is the request's own `sha`;
  * - `PRIVATE-TOKEN: <token>` or `Authorization: Bearer <token>`
  *   (https://docs.gitlab.com/api/rest/authentication/); anything else 401 "401 Unauthorized".
  */
@@ -21,7 +23,13 @@ const DESCRIPTION_LIMIT = 1_048_576;
 const GLOBAL_ID_OFFSET = 7_000;
 const notFound: RestAnswer = { status: 404, json: { message: '404 Not found' } };
 
-export async function startGitLabEmulator({ token }: { token: string }): Promise<GitLabEmulator> {
+export async function startGitLabEmulator({
+  token,
+  mergeMethod = 'merge',
+}: {
+  token: string;
+  mergeMethod?: 'merge' | 'ff';
+}): Promise<GitLabEmulator> {
   const store = pullStore();
   let accepted = token;
   let emulatorUrl = '';
@@ -44,8 +52,9 @@ export async function startGitLabEmulator({ token }: { token: string }): Promise
       source_branch: pull.head,
       target_branch: pull.base,
       web_url: `${emulatorUrl}/${repository}/-/merge_requests/${pull.number}`,
-      sha: pull.testMergeCommit,
-      merge_commit_sha: pull.mergeCommit ?? null,
+      // fast-forwarded, the request's head is what the base now points at
+      sha: mergeMethod === 'ff' && pull.mergeCommit ? pull.mergeCommit : pull.testMergeCommit,
+      merge_commit_sha: mergeMethod === 'ff' ? null : (pull.mergeCommit ?? null),
       squash_commit_sha: null,
     });
     const text = call.body as {
