@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { GitAuth } from '../types';
 import type { Forge, PullRequest, PullRequestText } from './forge';
-import { callForge, type ForgeHttpOptions } from './forge-http';
+import { callForge, type ForgeConnection, type ForgeHttpOptions } from './forge-http';
 import { boundText } from './pull-request-text';
 
 /** GitLab's limits: a title of 255 characters, a description of 1,048,576. */
@@ -57,7 +57,7 @@ export function gitlabForge({
 }: {
   apiUrl: string;
   projectPath: string;
-  http: Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'>;
+  http: ForgeConnection;
 }): Forge {
   const options: ForgeHttpOptions = {
     ...http,
