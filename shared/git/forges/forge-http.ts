@@ -23,7 +23,7 @@ export type ForgeRequest<T> = {
 export type ForgeConnection = Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'>;
 
 /** An answer the host refused with, as the caller may want to look at it before it is thrown. */
-export type ForgeRefusal = HttpRefusal & { body: Buffer; headers: Headers };
+export type ForgeRefusal = HttpRefusal & { headers: Headers };
 
 export type ForgeHttpOptions = {
   credentials: GitCredentials;
@@ -119,7 +119,7 @@ function refusalOf(options: ForgeHttpOptions, res: Response, body: Buffer): Http
           cause: `not found (HTTP 404): the repository or pull request does not exist, or the credentials cannot see it${said(body, headers)}`,
         }
       : classified;
-  return options.reclassify ? options.reclassify({ ...refusal, body, headers: res.headers }, now) : refusal;
+  return options.reclassify ? options.reclassify({ ...refusal, headers: res.headers }, now) : refusal;
 }
 
 function said(body: Buffer, headers: Record<string, string>): string {

@@ -55,7 +55,7 @@ export function githubAuthHeaders(auth: GitAuth): Record<string, string> {
  * (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api).
  */
 export function githubRateLimit(refusal: ForgeRefusal, now: number): HttpRefusal {
-  const { body: _body, headers, ...plain } = refusal;
+  const { headers, ...plain } = refusal;
   if (refusal.status !== 403 && refusal.status !== 429) return plain;
   const retryAfter = retryAfterMs(headers.get('retry-after') ?? undefined, now);
   const reset = Number(headers.get('x-ratelimit-reset'));
