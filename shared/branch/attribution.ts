@@ -4,6 +4,7 @@ import { type Decision, record, targetSettings } from './context';
 import type { FactOf } from './facts';
 import { type Attribution, isScopedOperation } from './model';
 import type { AttributionState, BranchState, HeldChange, RecordedObject } from './state';
+import { toIso } from './time';
 
 /**
  * Combined feeds: a target recorded by the forwarder (state, deletes, snapshots; its watch events
@@ -41,6 +42,11 @@ export function heldKey(
 
 function attributionWaitMs(state: BranchState, target: string): number {
   return targetSettings(state, target).attributionWaitMs ?? 0;
+}
+
+/** When a held change is released, unclaimed: its receipt plus its target's wait. */
+export function heldReleaseMs(state: BranchState, held: HeldChange): number {
+  return held.atMs + attributionWaitMs(state, held.target);
 }
 
 /** A change an audit record can match: its object's uid, and a delete or an upsert with an etcd revision. */
@@ -131,19 +137,71 @@ function skip(
 
 /** The held changes whose wait has passed at `atMs`, in the order they were held. */
 export function dueHeldChanges(state: BranchState, atMs: number): HeldChange[] {
-  return (state.attribution?.held ?? []).filter(
-    (held) => held.atMs + attributionWaitMs(state, held.target) <= atMs,
-  );
+  return (state.attribution?.held ?? []).filter((held) => heldReleaseMs(state, held) <= atMs);
 }
 
 /** When the next held change is released, if one is held. */
 export function nextReleaseMs(state: BranchState): number | undefined {
   let next: number | undefined;
   for (const held of state.attribution?.held ?? []) {
-    const due = held.atMs + attributionWaitMs(state, held.target);
+    const due = heldReleaseMs(state, held);
     if (next === undefined || due < next) next = due;
   }
   return next;
+}
+
+/**
+ * An operator's discard (`DiscardPendingWrites`) drops every held change with the branch's writes,
+ * so the wait's end publishes none of them. Each object is remembered as recorded, as a discarded
+ * write's change is, so the audit record of the discarded change, arriving late, makes nothing
+ * either (unless a newer change of the object is recorded already).
+ */
+export function discardHeldChanges(decision: Decision, reason: string): void {
+  const held = decision.state.attribution?.held ?? [];
+  for (const target of new Set(held.map((one) => one.target))) {
+    const changes = held.filter((one) => one.target === target).map((one) => one.change);
+    const unknown = changes.filter((change) => !alreadyRecorded(decision.state, target, change));
+    record(decision, {
+      type: 'HeldChangesDiscarded',
+      target,
+      keys: changes.map((change) => heldKey(target, change)),
+      reason,
+    });
+    const objects = recordedObjects(unknown);
+    if (objects.length > 0) record(decision, { type: 'ObjectsRecorded', target, objects });
+  }
+}
+
+/** The changes held for attribution, as the status shows them. */
+export interface HeldChangesView {
+  count: number;
+  /** Their payload bytes (each also charges the item overhead to the intake budget). */
+  bytes: number;
+  /** When the oldest was received; null when none is held. */
+  oldestSince: string | null;
+  /** When the wait releases the first of them, unclaimed, to a window; null when none is held. */
+  releasesAt: string | null;
+}
+
+/** The changes of `target` (or of the whole branch) held for their audit record; none before the branch has state. */
+export function heldChangesView(state: BranchState | undefined, target?: string): HeldChangesView {
+  if (!state) return { count: 0, bytes: 0, oldestSince: null, releasesAt: null };
+  const held = (state.attribution?.held ?? []).filter((one) => target === undefined || one.target === target);
+  let bytes = 0;
+  let oldestMs: number | undefined;
+  let releaseMs: number | undefined;
+  for (const one of held) {
+    bytes += one.change.bytes;
+    const dueMs = heldReleaseMs(state, one);
+    if (oldestMs === undefined || one.atMs < oldestMs) oldestMs = one.atMs;
+    if (releaseMs === undefined || dueMs < releaseMs) releaseMs = dueMs;
+  }
+  return {
+    count: held.length,
+    bytes,
+    oldestSince: oldestMs === undefined ? null : toIso(oldestMs),
+    releasesAt: releaseMs === undefined ? null : toIso(releaseMs),
+  };
 }
 
 /** The objects of admitted changes, as `ObjectsRecorded` names them. */
@@ -166,7 +224,9 @@ const EMPTY: AttributionState = { held: [], recorded: {} };
 /** The attribution state once `fact` is folded (a fact about anything else leaves it as it is). */
 export function evolveAttribution(
   state: AttributionState | undefined,
-  fact: FactOf<'ChangeHeld' | 'HeldChangeClaimed' | 'HeldChangesReleased' | 'ObjectsRecorded'>,
+  fact: FactOf<
+    'ChangeHeld' | 'HeldChangeClaimed' | 'HeldChangesReleased' | 'HeldChangesDiscarded' | 'ObjectsRecorded'
+  >,
 ): AttributionState {
   const current = state ?? EMPTY;
   switch (fact.type) {
@@ -184,11 +244,12 @@ export function evolveAttribution(
         ...current,
         held: current.held.filter((held) => heldKey(held.target, held.change) !== fact.key),
       };
-    case 'HeldChangesReleased': {
-      const released = new Set(fact.keys);
+    case 'HeldChangesReleased':
+    case 'HeldChangesDiscarded': {
+      const gone = new Set(fact.keys);
       return {
         ...current,
-        held: current.held.filter((held) => !released.has(heldKey(held.target, held.change))),
+        held: current.held.filter((held) => !gone.has(heldKey(held.target, held.change))),
       };
     }
     case 'ObjectsRecorded':

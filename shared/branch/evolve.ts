@@ -161,6 +161,7 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
     case 'ChangeHeld':
     case 'HeldChangeClaimed':
     case 'HeldChangesReleased':
+    case 'HeldChangesDiscarded':
     case 'ObjectsRecorded':
       return { ...state, attribution: evolveAttribution(state.attribution, fact) };
     case 'WindowClosed':

@@ -85,6 +85,8 @@ export type BranchFact =
   | Fact<'HeldChangeClaimed', { target: string; key: string; path: string; by: Author }>
   /** No audit record claimed these held changes within the wait: they are admitted as they came. */
   | Fact<'HeldChangesReleased', { target: string; keys: string[]; reason: 'attribution-wait-passed' }>
+  /** An operator discarded the branch's pending work: these held changes go with its writes, never released. */
+  | Fact<'HeldChangesDiscarded', { target: string; keys: string[]; reason: string }>
   /** A change makes nothing: its object's same or a newer change was recorded, or it was removed, or it is held. */
   | Fact<
       'ChangeAlreadyRecorded',

@@ -2,6 +2,7 @@
  * The branch state machine: everything one repository branch decides, as a pure decider
  * (`decide`, `evolve`, `initialState`) with the effects, deadlines and status derived from state.
  */
+export { type HeldChangesView, heldChangesView } from './attribution';
 export {
   type AdmittedChange,
   authorSchema,

@@ -1,3 +1,4 @@
+import { heldReleaseMs } from './attribution';
 import type { Operation } from './model';
 import { publicSaveId } from './saves';
 import type { BranchState } from './state';
@@ -13,11 +14,16 @@ export interface PendingPathView {
   operation: Operation | 'snapshot';
   /** The decided write that carries it; null while it is in the open window. */
   writeId: string | null;
-  /** When its write was decided, or when the window received it. */
+  /** When its write was decided, or when the window received it (or held it, for its audit record). */
   since: string;
+  /** Only for a change held for its audit record: when the attribution wait releases it, unclaimed. */
+  heldUntil?: string;
 }
 
-/** A target's unpublished paths: its pending writes' changes in publication order, then its open window's. */
+/**
+ * A target's unpublished paths: its pending writes' changes in publication order, then its open
+ * window's, then the changes held for their audit record, oldest first.
+ */
 export function pendingPaths(state: BranchState, target: string): PendingPathView[] {
   const paths: PendingPathView[] = [];
   for (const write of pendingWrites(state)) {
@@ -49,6 +55,16 @@ export function pendingPaths(state: BranchState, target: string): PendingPathVie
         since: change.atMs === undefined ? window.openedAt : toIso(change.atMs),
       });
     }
+  }
+  for (const held of state.attribution?.held ?? []) {
+    if (held.target !== target) continue;
+    paths.push({
+      path: held.change.path,
+      operation: held.change.operation,
+      writeId: null,
+      since: toIso(held.atMs),
+      heldUntil: toIso(heldReleaseMs(state, held)),
+    });
   }
   return paths;
 }

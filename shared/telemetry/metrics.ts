@@ -66,6 +66,13 @@ export const METRICS = [
   define('kubescribe_pending_writes', 'gauge', ['branch'], 'Writes decided and not yet published.'),
   define('kubescribe_pending_bytes', 'gauge', ['branch'], 'Payload bytes the pending writes hold.'),
   define(
+    'kubescribe_held_changes',
+    'gauge',
+    ['branch'],
+    'Changes held for their audit record (a combined feed), not yet in a window.',
+  ),
+  define('kubescribe_held_bytes', 'gauge', ['branch'], 'Payload bytes the held changes hold.'),
+  define(
     'kubescribe_intake_paused',
     'gauge',
     ['branch'],
@@ -183,6 +190,8 @@ export function recordOccurrence(backend: MetricBackend, occurrence: Occurrence)
       const branch = { branch: occurrence.branch };
       backend.set('kubescribe_pending_writes', branch, occurrence.pendingWrites);
       backend.set('kubescribe_pending_bytes', branch, occurrence.pendingBytes);
+      backend.set('kubescribe_held_changes', branch, occurrence.heldChanges);
+      backend.set('kubescribe_held_bytes', branch, occurrence.heldBytes);
       backend.set('kubescribe_intake_paused', branch, occurrence.intakePaused ? 1 : 0);
       backend.set('kubescribe_window_open', branch, occurrence.windowOpen ? 1 : 0);
       backend.set('kubescribe_credentials_refused', branch, occurrence.credentialsRefused ? 1 : 0);

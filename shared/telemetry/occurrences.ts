@@ -81,6 +81,9 @@ export type Occurrence =
         branch: string;
         pendingWrites: number;
         pendingBytes: number;
+        /** Changes held for their audit record (a combined feed), and their payload bytes. */
+        heldChanges: number;
+        heldBytes: number;
         intakePaused: boolean;
         windowOpen: boolean;
         /** The pending retry follows a refusal of the credentials (the status says Stalled). */

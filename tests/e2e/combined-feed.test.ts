@@ -19,6 +19,7 @@ import {
   startAppHost,
 } from '../support/app/app-host';
 import { type AuditEventSpec, auditEvent, body, record } from '../support/eventhub/aks-records';
+import { parsePrometheusText, sampleValue } from '../support/metrics/prometheus-text';
 
 const HUB = 'aks-audit';
 const COMMITTER = 'kubescribe <kubescribe@example.invalid>';
@@ -63,13 +64,13 @@ async function head(): Promise<string> {
   return (await git(remote, 'rev-parse', '--verify', '-q', 'main').catch(() => '')).trim();
 }
 
-/** What the forwarder posts for a watch event: the object as the apiserver serves it, no user. */
+/** What the forwarder posts for a watch event: the object as the apiserver serves it, no user. Answers the branch key. */
 async function forward(
   type: 'ADDED' | 'MODIFIED' | 'DELETED',
   name: string,
   resourceVersion: string,
   data: Record<string, string> = {},
-): Promise<void> {
+): Promise<string> {
   const object = {
     kind: 'ConfigMap',
     apiVersion: 'v1',
@@ -86,6 +87,7 @@ async function forward(
     events: [{ type, resource: 'configmaps', object }],
   });
   expect(answer.status).toBe(202);
+  return answer.body.branch;
 }
 
 let nextAuditID = 0;
@@ -170,5 +172,81 @@ describe('the forwarder and the Event Hubs feed on one target', () => {
     ]);
     await app.advance(70_000);
     expect(await commitsOf('settings')).toHaveLength(2);
+  });
+
+  it('shows what it holds for attribution: in the status, the pending listing, the branch and the metrics', async () => {
+    const key = { branch: await forward('ADDED', 'waiting', '500', { mode: 'slow' }) };
+    const heldAt = new Date(app.now()).toISOString();
+    const releasesAt = new Date(app.now() + 60_000).toISOString();
+    await app.advance(5_000);
+    const status = await app.http('GET', '/api/v1/targets/prod');
+    expect(status.body.heldForAttribution).toEqual({
+      count: 1,
+      bytes: expect.any(Number),
+      oldestSince: heldAt,
+      releasesAt,
+    });
+    expect(status.body.heldForAttribution.bytes).toBeGreaterThan(0);
+    const pending = await app.http('GET', '/api/v1/targets/prod/pending');
+    expect(pending.body.items).toEqual([
+      { path: file('waiting'), operation: 'upsert', writeId: null, since: heldAt, heldUntil: releasesAt },
+    ]);
+    const samples = parsePrometheusText(await (await fetch(`${app.host.url}/metrics`)).text());
+    expect(sampleValue(samples, 'kubescribe_held_changes', key)).toBe(1);
+    expect(sampleValue(samples, 'kubescribe_held_bytes', key)).toBe(status.body.heldForAttribution.bytes);
+    expect((await app.http('GET', `/api/v1/branches/${key.branch}`)).body.heldForAttribution).toEqual(
+      status.body.heldForAttribution,
+    );
+
+    // released unclaimed at the wait's end: nothing held any more, the change committed
+    await app.advance(60_000);
+    expect((await app.http('GET', '/api/v1/targets/prod')).body.heldForAttribution).toEqual({
+      count: 0,
+      bytes: 0,
+      oldestSince: null,
+      releasesAt: null,
+    });
+    expect(await commitsOf('waiting')).toEqual([`${COMMITTER}|[CREATE] v1/configmaps shop/waiting`]);
+    const after = parsePrometheusText(await (await fetch(`${app.host.url}/metrics`)).text());
+    expect(sampleValue(after, 'kubescribe_held_changes', key)).toBe(0);
+  });
+
+  it('drops held changes on an operator discard: the wait’s end commits nothing, nor their late audit record', async () => {
+    const before = await head();
+    const key = await forward('MODIFIED', 'dropped', '600', { mode: 'unwanted' });
+    await app.advance(5_000);
+    expect((await app.http('GET', `/api/v1/branches/${key}`)).body.heldForAttribution.count).toBe(1);
+    const discarded = await app.http('POST', `/api/v1/branches/${key}/discard`, {
+      reason: 'recorded by mistake',
+    });
+    expect(discarded.status).toBe(202);
+    await app.advance(1_000);
+    expect((await app.http('GET', `/api/v1/branches/${key}`)).body.heldForAttribution.count).toBe(0);
+    expect((await app.http('GET', '/api/v1/targets/prod/pending')).body.items).toEqual([]);
+
+    await app.advance(70_000);
+    audit({
+      verb: 'patch',
+      user: 'dave@contoso.com',
+      name: 'dropped',
+      resourceVersion: '600',
+      data: { mode: 'unwanted' },
+    });
+    await app.advance(70_000);
+    expect(await head()).toBe(before);
+
+    // the next change is taken as usual
+    await forward('MODIFIED', 'dropped', '601', { mode: 'wanted' });
+    audit({
+      verb: 'patch',
+      user: 'dave@contoso.com',
+      name: 'dropped',
+      resourceVersion: '601',
+      data: { mode: 'wanted' },
+    });
+    await app.advance(10_000);
+    expect(await commitsOf('dropped')).toEqual([
+      'dave@contoso.com <dave@contoso.com>|[UPDATE] v1/configmaps shop/dropped',
+    ]);
   });
 });

@@ -96,6 +96,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   function list(pairs) {
     var dl = el('dl');
     pairs.forEach(function (pair) {
+      if (!pair) return;
       dl.appendChild(pair[0]);
       dl.appendChild(pair[1]);
     });
@@ -274,6 +275,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
       status.quietSources.length > 0 ? badge('Source quiet', 'bad', 'source-quiet') : null,
       status.refusedWrites.count > 0 ? badge('Writes refused', 'bad', 'writes-refused') : null,
     ]);
+    var held = status.heldForAttribution;
     var windowText = win.open
       ? win.author + ', ' + win.changes + ' change(s), closes ' + time(win.closesAt)
       : 'closed';
@@ -310,6 +312,16 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
         field('path', 'Path', summary.path),
         field('window', 'Open window', windowText),
         field('pending', 'Pending', pub.pendingWrites + ' write(s), ' + bytes(pub.pendingBytes)),
+        // the forwarder's changes waiting for their audit record (a combined feed): why they are not committed yet
+        held.count > 0
+          ? field(
+              'held',
+              'Held for attribution',
+              held.count + ' change(s), ' + bytes(held.bytes) + ', oldest ' + time(held.oldestSince) +
+                '; released unattributed ' + time(held.releasesAt),
+              held.releasesAt,
+            )
+          : null,
         field('oldest', 'Oldest pending', time(pub.oldestPendingSince), pub.oldestPendingSince),
         field('intake', 'Intake', intake),
         field('retryAt', 'Retry at', time(pub.retryAt), pub.retryAt),

@@ -1,4 +1,4 @@
-import type { BranchFact, BranchState, FactOf } from '../../branch';
+import { type BranchFact, type BranchState, type FactOf, heldChangesView } from '../../branch';
 import { expandOrder } from '../../branch/change-order';
 import { pendingWrites, storedDecidedAt, storedWriteId } from '../../branch/storage';
 import { emit, listening } from '../../telemetry/bus';
@@ -93,11 +93,14 @@ export function branchOccurrences({
         break;
     }
   }
+  const held = heldChangesView(after);
   occurrences.push({
     type: 'BranchMeasured',
     branch,
     pendingWrites: after.pending.length,
     pendingBytes: after.pendingBytes,
+    heldChanges: held.count,
+    heldBytes: held.bytes,
     intakePaused: after.publication.intakePaused,
     windowOpen: after.window !== null,
     credentialsRefused: after.publication.retry?.cause.kind === 'credentials-refused',

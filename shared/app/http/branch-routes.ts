@@ -3,7 +3,7 @@ import { checkReadOnly } from '../../api/auth';
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import { readJson } from '../../api/request';
-import { publicationStatus } from '../../branch';
+import { heldChangesView, publicationStatus } from '../../branch';
 import type { AppRuntime } from '../runtime/app-runtime';
 import type { BranchGateway } from './branch-gateway';
 import { newRequestId } from './branch-handle';
@@ -49,7 +49,13 @@ export async function getBranch(deps: Deps, request: RouteRequest): Promise<ApiR
     .map((target) => target.config.name);
   return {
     status: 200,
-    body: { branch: branchKey, targets, publication: publicationView(status), conditions: status.conditions },
+    body: {
+      branch: branchKey,
+      targets,
+      publication: publicationView(status),
+      heldForAttribution: heldChangesView(state.branch),
+      conditions: status.conditions,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ApiResponse } from '../../api/errors';
 import { ApiError } from '../../api/errors';
 import {
+  heldChangesView,
   notRecordedView,
   type PublicationStatus,
   pendingPaths,
@@ -109,6 +110,7 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
         : {}),
       publication: { ...publicationView(status), lastPush: lastPushView(target, status) },
       window: status?.window ?? { open: false, changes: 0 },
+      heldForAttribution: heldChangesView(state?.branch, target.config.name),
       refusedWrites: { count: refused.count, recent: refused.recent },
       notRecorded: { count: notRecorded.count, byReason: notRecorded.byReason, recent: notRecorded.recent },
       ...whatChanged(

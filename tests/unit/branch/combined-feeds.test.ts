@@ -9,6 +9,8 @@ import {
   type AdmittedChange,
   type Author,
   type BranchCommand,
+  heldChangesView,
+  pendingPaths,
   pendingWrites,
   usedBudgetBytes,
 } from '../../../shared/branch';
@@ -222,5 +224,89 @@ describe('an older change of an object already published (the partition race)', 
     branch.answer(61);
     branch.run(audited(62, { rv: '70', bytes: 70, uid: 'another-uid' }), tick(600));
     expect(writes(branch)).toEqual(['Alice|audit|upsert:70']);
+  });
+});
+
+describe('changes held for attribution, as an operator sees them', () => {
+  const OTHER = '6c1e0a2f-0000-4000-8000-0000000000b2';
+
+  it('counts them with their bytes, the oldest, and when the wait releases it; lists each with its release', () => {
+    const branch = new Branch().run(
+      settings(0),
+      forwarded(10, { rv: '10', bytes: 300 }),
+      forwarded(40, { rv: '7', bytes: 20, uid: OTHER }),
+    );
+    expect(heldChangesView(branch.state, 'prod')).toEqual({
+      count: 2,
+      bytes: 320,
+      oldestSince: at(10),
+      releasesAt: at(10 + WAIT_S),
+    });
+    expect(heldChangesView(branch.state, 'staging')).toEqual({
+      count: 0,
+      bytes: 0,
+      oldestSince: null,
+      releasesAt: null,
+    });
+    expect(pendingPaths(branch.state, 'prod')).toEqual([
+      { path: PATH, operation: 'upsert', writeId: null, since: at(10), heldUntil: at(10 + WAIT_S) },
+      { path: PATH, operation: 'upsert', writeId: null, since: at(40), heldUntil: at(40 + WAIT_S) },
+    ]);
+    // the first claimed by its audit record: the view moves to the one left
+    branch.run(audited(50, { rv: '10', bytes: 300 }));
+    expect(heldChangesView(branch.state)).toEqual({
+      count: 1,
+      bytes: 20,
+      oldestSince: at(40),
+      releasesAt: at(40 + WAIT_S),
+    });
+  });
+});
+
+describe('an operator discarding the branch’s pending work', () => {
+  const discard = (seconds: number): BranchCommand => ({
+    type: 'DiscardPendingWrites',
+    at: at(seconds),
+    reason: 'the repository moved',
+  });
+
+  it('drops the held changes with the writes: the wait’s end publishes none of them, nor their late audit record', () => {
+    const branch = new Branch().run(settings(0), forwarded(1, { rv: '10', bytes: 300 }), discard(20));
+    expect(ofType(branch.last, 'HeldChangesDiscarded')).toEqual([
+      expect.objectContaining({ target: 'prod', keys: [`prod/${UID}/10`], reason: 'the repository moved' }),
+    ]);
+    expect(branch.state.attribution?.held).toEqual([]);
+    expect(heldChangesView(branch.state).count).toBe(0);
+    expect(usedBudgetBytes(branch.state)).toBe(0);
+    expect(branch.state.deadlines).toEqual({});
+
+    branch.run(tick(1 + WAIT_S), audited(1 + WAIT_S + 30, { rv: '10', bytes: 300 }), tick(600));
+    expect(ofType(branch.history, 'HeldChangesReleased')).toEqual([]);
+    expect(ofType(branch.history, 'ChangeAlreadyRecorded')).toEqual([
+      expect.objectContaining({ reason: 'same-resource-version', resourceVersion: '10' }),
+    ]);
+    expect(writes(branch)).toEqual([]);
+    expect(branch.replayed()).toEqual(branch.state);
+  });
+
+  it('keeps a newer change of a discarded object as its newest: the older feed’s copy of the newer one still makes nothing', () => {
+    const branch = new Branch().run(
+      settings(0),
+      forwarded(1, { rv: '10', bytes: 10 }),
+      audited(5, { rv: '11', bytes: 11 }),
+      discard(6),
+    );
+    expect(ofType(branch.last, 'HeldChangesDiscarded')).toHaveLength(1);
+    expect(ofType(branch.last, 'ObjectsRecorded')).toEqual([]);
+    branch.run(forwarded(7, { rv: '11', bytes: 11 }));
+    expect(ofType(branch.last, 'ChangeAlreadyRecorded')).toEqual([
+      expect.objectContaining({ reason: 'same-resource-version', keptResourceVersion: '11' }),
+    ]);
+  });
+
+  it('takes the next change as usual', () => {
+    const branch = new Branch().run(settings(0), forwarded(1, { rv: '10', bytes: 10 }), discard(2));
+    branch.run(forwarded(3, { rv: '12', bytes: 12 }), audited(4, { rv: '12', bytes: 12 }), tick(600));
+    expect(writes(branch)).toEqual(['Alice|audit|upsert:12']);
   });
 });
