@@ -10,7 +10,7 @@ export const contentBytes = (content: string | Uint8Array): Buffer =>
 const ONE_SHOT_BYTES = 64 * 1024;
 // `crypto.hash` (Node 20.12+): a resync compares every file of a cluster with the tree, and creating a
 // Hash object costs more than hashing a small file; earlier 20.x releases take the incremental path
-const oneShot: ((algorithm: string, data: Buffer) => string) | undefined =
+const oneShot: ((algorithm: string, data: Buffer | string) => string) | undefined =
   typeof crypto.hash === 'function' ? crypto.hash : undefined;
 
 type ObjectType = 'blob' | 'tree' | 'commit';
@@ -28,27 +28,13 @@ export function objectOidOf(type: ObjectType, bytes: Uint8Array): string {
 }
 
 /**
- * A file's content as Git stores it and the blob SHA Git names it by. A small text is encoded once,
- * straight behind the object header it is hashed with: a resync hashes every file of a cluster to
- * find the few that changed.
- */
-export function hashedBlob(content: string | Uint8Array): { oid: string; bytes: Buffer } {
-  if (typeof content !== 'string' || !oneShot || content.length > ONE_SHOT_BYTES) {
-    const bytes = contentBytes(content);
-    return { oid: objectOidOf('blob', bytes), bytes };
-  }
-  const size = Buffer.byteLength(content, 'utf8');
-  const header = `blob ${size}\0`;
-  const framed = Buffer.allocUnsafe(header.length + size);
-  framed.write(header, 0, 'latin1');
-  framed.write(content, header.length, 'utf8');
-  return { oid: oneShot('sha1', framed), bytes: framed.subarray(header.length) };
-}
-
-/**
  * The object id Git gives `content` as a blob. Kept apart from the tree building so that code on
  * the HTTP path (the Secrets key escrow) can name a file without loading isomorphic-git.
  */
 export function blobOidOf(content: string | Uint8Array): string {
-  return hashedBlob(content).oid;
+  // a text is hashed as one string behind its header: encoded once, inside the hash, never copied
+  // into a buffer here (a resync hashes every file of a cluster to find the few that changed)
+  if (typeof content === 'string' && oneShot && content.length <= ONE_SHOT_BYTES)
+    return oneShot('sha1', `blob ${Buffer.byteLength(content, 'utf8')}\0${content}`);
+  return objectOidOf('blob', contentBytes(content));
 }

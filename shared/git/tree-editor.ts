@@ -1,4 +1,4 @@
-import { contentBytes, hashedBlob } from './blob-oid';
+import { blobOidOf, contentBytes } from './blob-oid';
 import type { ObjectStore } from './object-store';
 import { editedTree, type TreeNode, type TreeVersion, wholeTree } from './tree-versions';
 
@@ -214,15 +214,14 @@ export function createTreeEditor({
             })()
           : known;
       // hashed only to compare with a file there: a new file's SHA is the store's to compute
-      const blob = same?.type === 'blob' ? hashedBlob(content) : undefined;
-      if (blob && same?.oid === blob.oid) return;
+      if (same?.type === 'blob' && same.oid === blobOidOf(content)) return;
       const dir = (await parentOf(segments, true))!;
       const entries = await load(dir);
       const name = segments.at(-1)!;
       const existing = entries.get(name);
       if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
       const mode = existing?.type === 'blob' ? existing.mode : '100644';
-      entries.set(name, { mode, oid: store.add('blob', blob?.bytes ?? contentBytes(content)), type: 'blob' });
+      entries.set(name, { mode, oid: store.add('blob', contentBytes(content)), type: 'blob' });
       dir.touched.add(name);
     },
     async remove(segments) {

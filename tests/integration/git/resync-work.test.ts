@@ -100,7 +100,7 @@ describe('a resync of a cluster with 1% of its objects changed', () => {
     const cacheDir = join(root, 'cache');
     const first = await publishSnapshot('full', () => 0, cacheDir);
     const packsBefore = await packsOf();
-    const hashed = jest.spyOn(blobOid, 'hashedBlob');
+    const hashed = jest.spyOn(blobOid, 'blobOidOf');
     const deflated = jest.spyOn(zlib, 'deflateSync');
     const deflatedOffThread = jest.spyOn(zlib, 'deflate');
 
