@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   const parts = Math.ceil(OBJECTS / PART_OBJECTS);
   const changed = (i: number) => CHANGED_EVERY > 0 && i % CHANGED_EVERY === 0;
   let next = 0;
+  // a running forwarder's HTTP client is loaded and connected: so is this one before the clock starts
+  await (await fetch(target!)).arrayBuffer();
   const startedAt = Date.now();
   await Promise.all(
     Array.from({ length: POSTERS }, async () => {
