@@ -172,7 +172,7 @@ async function applyOperation(
 ): Promise<void> {
   switch (operation.op) {
     case 'put':
-      return editor.put(segmentsOf(operation.path, target), contentBytes(operation.content));
+      return editor.put(segmentsOf(operation.path, target), operation.content);
     case 'delete':
       return editor.remove(segmentsOf(operation.path, target));
     case 'snapshot': {
@@ -180,23 +180,25 @@ async function applyOperation(
       if (scope.length === 0 && target !== '.')
         throw new TreeConflict(`scope "." is outside the target "${target}"`);
       const inside = scope.length === 0 ? '.' : scope.join('/');
+      // a checked path is its names joined by '/', so the path itself names the file in the listing
       const wanted = new Set<string>();
       const files = operation.files.map((file) => {
-        const segments = segmentsOf(file.path, inside);
-        wanted.add(segments.join('/'));
-        return { segments, content: file.content };
+        wanted.add(file.path);
+        return { segments: segmentsOf(file.path, inside), content: file.content };
       });
-      // mark and sweep: upsert every desired file; only 'Always' removes what the snapshot lacks
+      // mark and sweep: upsert every desired file; only 'Always' removes what the snapshot lacks.
+      // Only the listed files the snapshot lacks are matched against the pattern: in a resync that
+      // is the few deleted objects, not every file of the scope.
       const covered = operation.match === undefined ? undefined : new RegExp(operation.match);
       const relative = (path: string) => (inside === '.' ? path : path.slice(inside.length + 1));
-      const existing =
+      const lacking =
         operation.prune === 'Always'
           ? (await editor.listFiles(scope)).filter(
-              (path) => covered === undefined || covered.test(relative(path)),
+              (path) => !wanted.has(path) && (covered === undefined || covered.test(relative(path))),
             )
           : [];
-      for (const file of files) await editor.put(file.segments, contentBytes(file.content));
-      for (const path of existing) if (!wanted.has(path)) await editor.remove(path.split('/'));
+      for (const file of files) await editor.put(file.segments, file.content);
+      for (const path of lacking) await editor.remove(path.split('/'));
       return;
     }
     case 'rewrite': {

@@ -12,14 +12,20 @@ export function checkWritePath({
   const segments = path.split('/');
   if (path.length === 0 || path.startsWith('/'))
     return { refused: `path "${path}" must be repository-relative` };
-  if ([...path].some((c) => c.charCodeAt(0) < 0x20))
-    return { refused: `path "${path}" contains a control character` };
+  if (hasControlCharacter(path)) return { refused: `path "${path}" contains a control character` };
   for (const name of segments) {
     if (name === '' || name === '.' || name === '..') return { refused: `path "${path}" is not normalized` };
-    if (name.toLowerCase() === '.git') return { refused: `path "${path}" names a .git folder` };
+    if (name.length === 4 && name.toLowerCase() === '.git')
+      return { refused: `path "${path}" names a .git folder` };
   }
   if (inside !== '.' && path !== inside && !path.startsWith(`${inside}/`)) {
     return { refused: `path "${path}" is outside the target "${inside}"` };
   }
   return segments;
+}
+
+// a loop over the code units, not an array of the characters: a resync checks every file of a cluster
+function hasControlCharacter(path: string): boolean {
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) < 0x20) return true;
+  return false;
 }

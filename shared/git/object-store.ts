@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { deflate, deflateSync, type ZlibOptions } from 'node:zlib';
+import { objectOidOf } from './blob-oid';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob';
 /**
@@ -70,7 +70,7 @@ export function createObjectStore(): ObjectStore {
   const takesDeltaOn = (base: string) => objects.has(base) && (depths.get(base) ?? 0) < MAX_DELTA_DEPTH;
   return {
     add(type, data, delta) {
-      const oid = createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex');
+      const oid = objectOidOf(type, data);
       if (objects.has(oid)) return oid;
       const packed = delta && takesDeltaOn(delta.base) ? delta.instructions : data;
       const object: StoredObject = { type, size: packed.length, deflated: Buffer.alloc(0) };

@@ -1,4 +1,4 @@
-import { blobOidOf } from './blob-oid';
+import { blobOidOf, contentBytes } from './blob-oid';
 import type { ObjectStore } from './object-store';
 import { editedTree, type TreeNode, type TreeVersion, wholeTree } from './tree-versions';
 
@@ -20,7 +20,7 @@ type Dir = {
 };
 
 export type TreeEditor = {
-  put(segments: string[], content: Buffer): Promise<void>;
+  put(segments: string[], content: string | Uint8Array): Promise<void>;
   remove(segments: string[]): Promise<void>;
   /** Every file under a folder, as repository-relative paths. */
   listFiles(segments: string[]): Promise<string[]>;
@@ -56,6 +56,7 @@ const KEPT_VIEWS = 4;
 /** How many folders a walk reads at once. */
 const READ_AHEAD = 64;
 const keptViews = new Map<string, Dir>();
+const NOT_LOADED = Symbol('not loaded');
 
 /**
  * A lazily loaded, editable view of a tree: only the folders on changed paths are read and
@@ -86,6 +87,23 @@ export function createTreeEditor({
   function removed(dir: Dir, name: string): void {
     dir.entries!.delete(name);
     dir.touched.add(name);
+  }
+
+  /**
+   * The node at `segments` when every folder on the way is read already (a kept view, a walked
+   * scope), found without waiting; undefined when there is none, NOT_LOADED when a folder on the
+   * way is still to be read.
+   */
+  function loadedNode(segments: string[]): Node | undefined | typeof NOT_LOADED {
+    let dir = root;
+    for (let i = 0; i < segments.length - 1; i++) {
+      if (!dir.entries) return NOT_LOADED;
+      const node = dir.entries.get(segments[i]!);
+      if (node?.type !== 'tree') return undefined;
+      if (!node.dir) return NOT_LOADED;
+      dir = node.dir;
+    }
+    return dir.entries ? dir.entries.get(segments.at(-1)!) : NOT_LOADED;
   }
 
   /** The folder holding `segments`' last name, or null when it does not exist and `create` is false. */
@@ -187,8 +205,15 @@ export function createTreeEditor({
     async put(segments, content) {
       // a file already holding these bytes changes nothing: a snapshot re-puts every file of its
       // scope, and only the few that differ may cost a blob, a folder rewrite and pack space
-      const current = await parentOf(segments, false);
-      const same = current ? (await load(current)).get(segments.at(-1)!) : undefined;
+      const known = loadedNode(segments);
+      const same =
+        known === NOT_LOADED
+          ? await (async () => {
+              const current = await parentOf(segments, false);
+              return current ? (await load(current)).get(segments.at(-1)!) : undefined;
+            })()
+          : known;
+      // hashed only to compare with a file there: a new file's SHA is the store's to compute
       if (same?.type === 'blob' && same.oid === blobOidOf(content)) return;
       const dir = (await parentOf(segments, true))!;
       const entries = await load(dir);
@@ -196,7 +221,7 @@ export function createTreeEditor({
       const existing = entries.get(name);
       if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
       const mode = existing?.type === 'blob' ? existing.mode : '100644';
-      entries.set(name, { mode, oid: store.add('blob', content), type: 'blob' });
+      entries.set(name, { mode, oid: store.add('blob', contentBytes(content)), type: 'blob' });
       dir.touched.add(name);
     },
     async remove(segments) {
