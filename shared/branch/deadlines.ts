@@ -1,5 +1,6 @@
 import { type Decision, record } from './context';
 import type { Deadline, DeadlinePurpose } from './model';
+import { proposalDueMs } from './proposal';
 import { receiptExpiryMs } from './saves';
 import { type BranchState, deadlineKey, publicationHeldBy } from './state';
 import { toIso, toMs } from './time';
@@ -36,6 +37,9 @@ function wantedDeadlines(state: BranchState): WantedDeadline[] {
   }
   if (receiptMs !== Number.POSITIVE_INFINITY)
     wanted.push({ purpose: 'receipt-expiry', owner: BRANCH, dueMs: receiptMs });
+
+  const proposalDue = proposalDueMs(state);
+  if (proposalDue !== undefined) wanted.push({ purpose: 'pull-request', owner: BRANCH, dueMs: proposalDue });
 
   const publication = state.publication;
   // A suspended target's pending write holds publication: no retry or cooldown is due until it resumes.

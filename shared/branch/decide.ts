@@ -15,6 +15,7 @@ import {
   requestObservation,
   updateIntake,
 } from './publication';
+import { planProposal, recordPullRequest } from './proposal';
 import { refuseChanges } from './refusals';
 import { expireDueSaves, forgetExpiredReceipts, recordProjection, registerSave, withdrawSave } from './saves';
 import { applySnapshot } from './snapshots';
@@ -62,6 +63,9 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
       break;
     case 'RecordProjection':
       recordProjection(decision, command);
+      break;
+    case 'RecordPullRequest':
+      recordPullRequest(decision, command);
       break;
     case 'ChangeSettings':
       changeSettings(decision, command);
@@ -111,6 +115,7 @@ function run(command: BranchCommand, state: BranchState): { facts: BranchFact[];
   closeWindowIfDue(decision);
   expireDueSaves(decision);
   planPublication(decision);
+  planProposal(decision);
   updateIntake(decision);
   forgetExpiredReceipts(decision);
   reconcileDeadlines(decision);

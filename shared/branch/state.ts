@@ -8,6 +8,7 @@ import type {
   WriteOrigin,
 } from './model';
 import type { NotRecordedTally } from './not-recorded';
+import type { ProposalState } from './proposal';
 import type { MinuteCounts, RecentCommit } from './record-activity';
 import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
 
@@ -93,7 +94,8 @@ export interface BranchState {
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
    * references name the target), and changes refused on arrival counted in `refused` (`object`), and scoped operations
    * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes, and what changed: the
-   * branch's `recentCommits` and each target's changes per minute (`activity`).
+   * branch's `recentCommits` and each target's changes per minute (`activity`), and a proposing
+   * branch's pull request (`proposal`) and its saves' `Proposed` phase.
    */
   version: 4;
   limits: BranchLimits;
@@ -127,6 +129,8 @@ export interface BranchState {
   recentCommits?: RecentCommit[];
   /** Per target, changes accepted and published per minute over the last hour; absent until the first. */
   activity?: Record<string, MinuteCounts>;
+  /** The pull request the branch's commits are proposed in (`publish: propose`); absent on a branch that pushes. */
+  proposal?: ProposalState;
 }
 
 /** Where `BranchState.deadlines` keeps the deadline of `purpose` for `owner`: one per pair. */

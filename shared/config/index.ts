@@ -27,6 +27,7 @@ export {
   type RepositoryConfig,
   type SourceConfig,
   type TargetConfig,
+  writeBranchOf,
   type WebhookSourceConfig,
 } from './schema';
 export { Secret } from './secret';

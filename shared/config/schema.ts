@@ -82,6 +82,14 @@ const repositoryUrl = z.string().superRefine((url, ctx) => {
 });
 
 /** Which fields each kind of Git credentials takes (docs/configuration.md, "Git credentials"). */
+/** A host's REST API base URL: the token goes there, so never in clear across the network. */
+const apiUrl = z
+  .string()
+  .refine(
+    (url) => URL.canParse(url) && mayCarryCredential(new URL(url)),
+    'must be an https:// URL (http:// only to a loopback host)',
+  );
+
 const AUTH_FIELDS = {
   static: { required: [], optional: ['username', 'tokenEnv', 'tokenFile'] },
   'azure-identity': { required: [], optional: ['clientId'] },
@@ -125,13 +133,7 @@ const repositoryAuth = z
     installationId: numericId.optional(),
     privateKeyEnv: envVar.optional(),
     /** GitHub Enterprise Server: `https://<host>/api/v3`. */
-    apiUrl: z
-      .string()
-      .refine(
-        (url) => URL.canParse(url) && mayCarryCredential(new URL(url)),
-        'must be an https:// URL (http:// only to a loopback host)',
-      )
-      .optional(),
+    apiUrl: apiUrl.optional(),
   })
   .superRefine((value, ctx) => {
     const fields = AUTH_FIELDS[value.kind];
@@ -212,12 +214,22 @@ const signing = z
       ctx.addIssue({ code: 'custom', message: 'must name the key with exactly one of keyEnv and keyFile' });
   });
 
+/**
+ * The host whose pull requests a propose target opens (docs/pull-requests.md): read from the URL
+ * for github.com, dev.azure.com and gitlab.com, named here for any other host.
+ */
+const forge = z.strictObject({
+  kind: z.enum(['github', 'azure-repos', 'gitlab', 'gitea']),
+  apiUrl: apiUrl.optional(),
+});
+
 const repository = z
   .strictObject({
     name,
     url: repositoryUrl,
     auth: repositoryAuth.optional(),
     signing: signing.optional(),
+    forge: forge.optional(),
     committer: z
       .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
       .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
@@ -302,8 +314,26 @@ const target = z
     suspend: z.boolean().prefault(false),
     /** Changes not recorded for this target, by who made them (docs/configuration.md, "Exclusions"). */
     exclude: exclusionSchema.optional(),
+    /**
+     * `push` (the default): commits land on `branch`; `propose`: they land on `proposeBranch` and one
+     * pull request proposes them to `branch` (docs/pull-requests.md).
+     */
+    publish: z.enum(['push', 'propose']).prefault('push'),
+    proposeBranch: branch.optional(),
   })
   .superRefine((value, ctx) => {
+    if (value.publish === 'propose') {
+      if (value.parentBranch !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['parentBranch'],
+          message: 'does not apply with publish: propose (the proposed branch starts from branch)',
+        });
+      if (value.proposeBranch === value.branch)
+        ctx.addIssue({ code: 'custom', path: ['proposeBranch'], message: 'must differ from branch' });
+    } else if (value.proposeBranch !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['proposeBranch'], message: 'applies with publish: propose only' });
+    }
     if (value.paths !== 'portable') return;
     // the target's own folder must be portable too, and leave room for the deepest object's path
     const portable =
@@ -395,6 +425,10 @@ const limits = z
       .max(BRANCH_SNAPSHOT_PARTS_MAX)
       .prefault(BRANCH_SNAPSHOT_PARTS_MAX),
     repositoryConcurrency: z.number().int().min(1).max(64).prefault(2),
+    /** How often an open pull request is read to see it merged or closed (docs/pull-requests.md). */
+    pullRequestPoll: duration(DAY_MS, '24h')
+      .prefault('30s')
+      .refine((ms) => ms >= 1000, 'must be at least 1s'),
   })
   .prefault({})
   .superRefine((value, ctx) => {
@@ -434,6 +468,7 @@ const limits = z
     snapshotParts: value.snapshotParts,
     branchSnapshotParts: value.branchSnapshotParts,
     repositoryConcurrency: value.repositoryConcurrency,
+    pullRequestPollMs: value.pullRequestPoll,
   }));
 
 const server = z
@@ -582,7 +617,11 @@ export const configFileSchema = z
       });
     });
     const urlOf = new Map(config.repositories.map((r) => [r.name, r.url]));
-    overlappingPaths(config.targets, (name) => urlOf.get(name) ?? name, ctx);
+    overlappingPaths(
+      config.targets.map((t) => ({ ...t, branch: writeBranchOf(t) })),
+      (name) => urlOf.get(name) ?? name,
+      ctx,
+    );
   });
 
 function unique(items: { name: string }[], field: string, ctx: z.RefinementCtx): void {
@@ -634,6 +673,24 @@ export type RepositorySigning = NonNullable<RepositoryConfig['signing']>;
 /** A repository's Git credentials, by kind. */
 export type RepositoryAuth = NonNullable<RepositoryConfig['auth']>;
 export type TargetConfig = KubescribeConfig['targets'][number];
+
+/** The branch a propose target proposes its commits from when it names none. */
+export function defaultProposeBranch(target: string): string {
+  return `kubescribe/${target}`;
+}
+
+/**
+ * The branch a target's commits land on: its `branch`, or with `publish: propose` the branch its
+ * pull request proposes (`proposeBranch`, `kubescribe/<target>` by default).
+ */
+export function writeBranchOf(target: {
+  name: string;
+  branch: string;
+  publish?: 'push' | 'propose';
+  proposeBranch?: string | undefined;
+}): string {
+  return target.publish === 'propose' ? (target.proposeBranch ?? defaultProposeBranch(target.name)) : target.branch;
+}
 export type SourceConfig = KubescribeConfig['sources'][number];
 export type WebhookSourceConfig = Extract<SourceConfig, { kind: 'webhook' }>;
 export type EventHubSourceConfig = Extract<SourceConfig, { kind: 'eventHub' }>;

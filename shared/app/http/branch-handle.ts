@@ -87,7 +87,7 @@ export function branchHandle(
     signal: (operation, input) =>
       gateway.signal(branchKey, operation, heldByBranch(operation, { requestId: newRequestId(), ...input })),
     wake: () =>
-      gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.config.branch }),
+      gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.branch.branch }),
     withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at, target: target.config.name }),
   };
 }
