@@ -44,7 +44,10 @@ export function changeSettings(decision: Decision, command: CommandOf<'ChangeSet
   if (command.suspend !== undefined) {
     suspension(decision, command.target, 'configuration', command.suspend);
   }
-  if (command.publish !== undefined && (command.publish === 'propose') !== (decision.state.proposal !== undefined)) {
+  if (
+    command.publish !== undefined &&
+    (command.publish === 'propose') !== (decision.state.proposal !== undefined)
+  ) {
     record(decision, { type: 'PublishModeChanged', publish: command.publish });
   }
   if (command.parentBranch !== undefined && command.parentBranch !== decision.state.parentBranch) {

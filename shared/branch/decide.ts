@@ -6,6 +6,7 @@ import { discardPendingWrites } from './discard';
 import { InvalidBranchCommand } from './errors';
 import type { BranchFact } from './facts';
 import { countNotRecorded } from './not-recorded';
+import { planProposal, recordPullRequest } from './proposal';
 import {
   bringRetryForward,
   planPublication,
@@ -15,7 +16,6 @@ import {
   requestObservation,
   updateIntake,
 } from './publication';
-import { planProposal, recordPullRequest } from './proposal';
 import { refuseChanges } from './refusals';
 import { expireDueSaves, forgetExpiredReceipts, recordProjection, registerSave, withdrawSave } from './saves';
 import { applySnapshot } from './snapshots';

@@ -1,7 +1,7 @@
 import type { DeadlinePurpose, PendingWrite } from './model';
+import { pullRequestText } from './proposal';
 import type { BranchState } from './state';
 import { type SaveView, saveStatus } from './status';
-import { pullRequestText } from './proposal';
 import { inFlightWrites } from './storage';
 import { toMs } from './time';
 

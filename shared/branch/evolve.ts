@@ -410,11 +410,15 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       return state.proposal ? state : { ...state, proposal: initialProposal() };
     case 'SavePushedForProposal':
       return updateSave(state, fact.saveId, (save) =>
-        save.phase === 'WaitingForPush' ? { ...save, proposedCommit: fact.commit, writeId: fact.writeId } : save,
+        save.phase === 'WaitingForPush'
+          ? { ...save, proposedCommit: fact.commit, writeId: fact.writeId }
+          : save,
       );
     case 'SaveProposed':
       return updateSave(state, fact.saveId, (save) =>
-        save.phase === 'WaitingForPush' ? { ...save, phase: 'Proposed', pullRequest: fact.pullRequest } : save,
+        save.phase === 'WaitingForPush'
+          ? { ...save, phase: 'Proposed', pullRequest: fact.pullRequest }
+          : save,
       );
     case 'PullRequestCallPlanned':
       return withProposal(state, (proposal) => ({

@@ -89,7 +89,8 @@ export function pullRequestText(state: BranchState): { title: string; descriptio
     ...proposal.objects.map((object) => `- \`${object.path}\` by ${object.authors.join(', ')}`),
   ];
   if (proposal.more > 0) lines.push(`- and ${proposal.more} more (the commits name each)`);
-  if (proposal.objects.length === 0 && proposal.more === 0) lines.push('- no object changed (a saved message)');
+  if (proposal.objects.length === 0 && proposal.more === 0)
+    lines.push('- no object changed (a saved message)');
   return { title, description: lines.join('\n') };
 }
 

@@ -27,8 +27,8 @@ export {
   type RepositoryConfig,
   type SourceConfig,
   type TargetConfig,
-  writeBranchOf,
   type WebhookSourceConfig,
+  writeBranchOf,
 } from './schema';
 export { Secret } from './secret';
 export { readTlsSetting, type TlsSetting } from './tls-setting';

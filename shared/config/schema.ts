@@ -332,7 +332,11 @@ const target = z
       if (value.proposeBranch === value.branch)
         ctx.addIssue({ code: 'custom', path: ['proposeBranch'], message: 'must differ from branch' });
     } else if (value.proposeBranch !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['proposeBranch'], message: 'applies with publish: propose only' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['proposeBranch'],
+        message: 'applies with publish: propose only',
+      });
     }
     if (value.paths !== 'portable') return;
     // the target's own folder must be portable too, and leave room for the deepest object's path
@@ -689,7 +693,9 @@ export function writeBranchOf(target: {
   publish?: 'push' | 'propose';
   proposeBranch?: string | undefined;
 }): string {
-  return target.publish === 'propose' ? (target.proposeBranch ?? defaultProposeBranch(target.name)) : target.branch;
+  return target.publish === 'propose'
+    ? (target.proposeBranch ?? defaultProposeBranch(target.name))
+    : target.branch;
 }
 export type SourceConfig = KubescribeConfig['sources'][number];
 export type WebhookSourceConfig = Extract<SourceConfig, { kind: 'webhook' }>;
