@@ -29,6 +29,11 @@ const PublishInputSchema = z
     remote: GitRemoteSchema,
     branch: BranchNameSchema,
     parentBranch: BranchNameSchema.optional(),
+    /**
+     * Build on `parentBranch`'s head even where `branch` exists, and replace it (a compare-and-swap
+     * against its tip): a proposed branch whose pull request ended starts again from its base.
+     */
+    restartFromParent: z.boolean().default(false),
     // each write is checked on its own below: one that can never be published is refused, not thrown
     writes: z.array(z.looseObject({ id: GitWriteSchema.shape.id })).min(1),
     cacheDir: z.string().min(1),
@@ -81,18 +86,26 @@ function checkWrites(
   return { writes: valid };
 }
 
-/** Where the writes start: the branch's tip, else its parent's (or the default branch's), else nothing. */
+/**
+ * Where the writes start: the branch's tip, else its parent's (or the default branch's), else
+ * nothing. `replaces`: the tip of the branch a restart replaces (null: there is none).
+ */
 type Start =
-  | { base: string | null; source: string; branchExists: boolean }
+  | { base: string | null; source: string; branchExists: boolean; replaces?: string | null }
   | { parentMissing: string | null };
 
-function startingPoint(ad: Advertisement, branch: string, parentBranch: string | undefined): Start {
+function startingPoint(
+  ad: Advertisement,
+  branch: string,
+  parentBranch: string | undefined,
+  restart: boolean,
+): Start {
   const tip = ad.heads.get(branch);
-  if (tip) return { base: tip, source: branch, branchExists: true };
+  if (tip && !restart) return { base: tip, source: branch, branchExists: true };
   if (parentBranch) {
     const parent = ad.heads.get(parentBranch);
     return parent
-      ? { base: parent, source: parentBranch, branchExists: false }
+      ? { base: parent, source: parentBranch, branchExists: false, replaces: tip ?? null }
       : { parentMissing: parentBranch };
   }
   const fallback = ad.defaultBranch ? ad.heads.get(ad.defaultBranch) : undefined;
@@ -208,6 +221,7 @@ async function publishAttempts({
   session,
   branch,
   parentBranch,
+  restartFromParent,
   writes,
   maxAttempts,
   historyDepth,
@@ -227,7 +241,7 @@ async function publishAttempts({
   let lastMove = '';
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
   // compare-and-swap, so a wrong guess costs one rejected POST and is not counted as an attempt.
-  let guess = await session.knownTip({ branch });
+  let guess = restartFromParent ? null : await session.knownTip({ branch });
   // a listing taken after a refused push: the next attempt starts from it instead of asking again
   let listed: Advertisement | null = null;
   let filesObtained = false;
@@ -235,7 +249,12 @@ async function publishAttempts({
     progress.step = 'advertise';
     const start: Start = guess
       ? { base: guess, source: branch, branchExists: true }
-      : startingPoint(listed ?? (await session.advertise({ step: 'advertise' })), branch, parentBranch);
+      : startingPoint(
+          listed ?? (await session.advertise({ step: 'advertise' })),
+          branch,
+          parentBranch,
+          restartFromParent,
+        );
     const guessed = guess !== null;
     guess = null;
     listed = null;
@@ -251,6 +270,8 @@ async function publishAttempts({
       continue;
     }
     const base = obtained?.tip ?? null;
+    // where the branch is before this push: what the compare-and-swap and the probes expect
+    const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
     const cache = {};
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
@@ -310,7 +331,7 @@ async function publishAttempts({
     progress.step = 'push';
     let outcome: Awaited<ReturnType<RemoteSession['push']>>;
     try {
-      outcome = await session.push({ branch, oldOid: branchExists ? base : null, newOid: head, store });
+      outcome = await session.push({ branch, oldOid: before, newOid: head, store });
     } catch (error) {
       // out of time or cancelled as a whole: no probe (the next publication settles it by trailers)
       if (deadline.aborted) throw error;
@@ -322,7 +343,7 @@ async function publishAttempts({
       if (tip === head) {
         return published(head, true);
       }
-      if (probed && tip !== (branchExists ? base : null)) {
+      if (probed && tip !== before) {
         lastMove = 'the remote moved after a push whose reply was lost';
         listed = probed;
         continue; // the next attempt finds our writes by their trailers, or rebuilds them
@@ -344,7 +365,7 @@ async function publishAttempts({
       // the answer was an error, but our head is the branch's: it landed
       return published(head, true);
     }
-    if (outcome.kind === 'moved' || (probed && tip !== (branchExists ? base : null))) {
+    if (outcome.kind === 'moved' || (probed && tip !== before)) {
       lastMove = outcome.cause;
       if (guessed) attempt--;
       listed = probed;

@@ -100,6 +100,7 @@ async function land(
     ...(credentials ? { credentials } : {}),
     branch: input.branch,
     ...(inFlight.effect.parentBranch ? { parentBranch: inFlight.effect.parentBranch } : {}),
+    ...(inFlight.effect.restart ? { restartFromParent: true } : {}),
     writes,
     cacheDir: gitCacheDir(env, runtime.loaded.dataDir, input.branchKey),
     signer: runtime.loaded.secrets.repositorySigners?.[repository.name],

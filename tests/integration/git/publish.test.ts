@@ -384,6 +384,89 @@ describe('publishing pending writes over smart HTTP', () => {
     await fsck(gitdir);
   });
 
+  it('restarts a proposed branch from its parent: the new commit sits on the parent head and replaces the old branch (a compare-and-swap against its tip)', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    // the proposed branch's earlier pull request was merged: main moved past it
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      writes: [aWrite({ id: 'old', files: { 'old.yaml': 'old\n' } })],
+      cacheDir,
+    });
+    const merged = await runGit({
+      args: [
+        '--git-dir',
+        gitdir,
+        'commit-tree',
+        'kubescribe/prod^{tree}',
+        '-p',
+        'main',
+        '-p',
+        'kubescribe/prod',
+        '-m',
+        'Merge',
+      ],
+    });
+    await runGit({ args: ['--git-dir', gitdir, 'update-ref', 'refs/heads/main', merged] });
+    const oldTip = await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod'] });
+
+    const restarted = await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      restartFromParent: true,
+      writes: [aWrite({ id: 'new', files: { 'new.yaml': 'new\n' } })],
+      cacheDir,
+    });
+
+    expect(restarted).toMatchObject({ kind: 'published' });
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~1'] })).toBe(merged);
+    expect(
+      await runGit({
+        args: ['--git-dir', gitdir, 'merge-base', '--is-ancestor', oldTip, 'kubescribe/prod'],
+      }).then(
+        () => 'ancestor',
+        () => 'replaced',
+      ),
+    ).toBe('ancestor'); // the merge commit holds the old tip: nothing of it is lost
+    expect(
+      await runGit({ args: ['--git-dir', gitdir, 'rev-list', '--count', 'main..kubescribe/prod'] }),
+    ).toBe('1');
+    await fsck(gitdir);
+  });
+
+  it('a restart after a pull request closed without merge leaves the base head and the new commit only', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      writes: [aWrite({ id: 'old', files: { 'old.yaml': 'old\n' } })],
+      cacheDir,
+    });
+    // a closed pull request's branch: main never took it
+    const restarted = await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      restartFromParent: true,
+      writes: [aWrite({ id: 'new', files: { 'new.yaml': 'new\n' } })],
+      cacheDir,
+    });
+
+    expect(restarted).toMatchObject({ kind: 'published' });
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~1'] })).toBe(
+      await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'main'] }),
+    );
+    expect(await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '--name-only', 'kubescribe/prod'] })).toBe(
+      'a.yaml\nnew.yaml',
+    );
+    await fsck(gitdir);
+  });
+
   it('says the parent is missing when neither the branch nor its parent exist', async () => {
     const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
 
