@@ -39,6 +39,8 @@ export async function runPullRequest(
   openForge: OpenForge,
 ): Promise<PullRequestResult> {
   const input: PullRequestInput = pullRequestInputSchema.parse(rawInput);
+  // every token handed to the host's client, masked in any answer a host echoed it in
+  const handed = new Set<string>();
   try {
     const repository = boundRepository(runtime, input);
     const { remote, credentials } = remoteOf(runtime, repository);
@@ -46,12 +48,20 @@ export async function runPullRequest(
       throw new Error(
         `repository "${repository.name}" is a local path: it has no host to open a pull request on`,
       );
-    const access: GitCredentials | undefined =
+    const given: GitCredentials | undefined =
       credentials ?? (remote.auth ? fixedCredentials(remote.auth) : undefined);
-    if (!access)
+    if (!given)
       throw new Error(
         `repository "${repository.name}" has no auth: its host's API is called with the repository's token`,
       );
+    const access: GitCredentials = {
+      current: async (args) => {
+        const auth = await given.current(args);
+        handed.add('bearer' in auth ? auth.bearer : auth.token);
+        return auth;
+      },
+      refused: (auth) => given.refused(auth),
+    };
     const forge = openForge({
       repositoryUrl: repository.url,
       ...(repository.forge ? { forge: repository.forge } : {}),
@@ -60,8 +70,9 @@ export async function runPullRequest(
     const pullRequest = await call(forge, input.branch, input.effect);
     return pullRequestResultSchema.parse(answerOf(pullRequest));
   } catch (error) {
-    const message = ensureError(error).message.replace(/\s+/g, ' ').trim();
-    return { outcome: 'failed', cause: { message: scrubSecrets(message).slice(0, 300) } };
+    let message = scrubSecrets(ensureError(error).message.replace(/\s+/g, ' ').trim());
+    for (const token of handed) message = message.split(token).join('***');
+    return { outcome: 'failed', cause: { message: message.slice(0, 300) } };
   }
 }
 
