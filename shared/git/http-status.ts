@@ -14,7 +14,7 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
 }
 
 /** What a server said in an error body, readable in one line: tags stripped, scrubbed, bounded. */
-function serverMessage(body: Buffer, contentType: string | undefined): string {
+export function serverMessage(body: Buffer, contentType: string | undefined): string {
   let text = body.subarray(0, 4096).toString('utf8');
   if (/html/i.test(contentType ?? '') || /^\s*</.test(text)) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];

@@ -1,4 +1,13 @@
+import { packageVersion } from '../../package-version';
 import type { GitCredentials } from '../credentials';
+import { type Clock, systemClock } from '../types';
+import { adoptingExisting } from './adopt-existing';
+import { azureReposForge } from './azure-repos';
+import type { ForgeHttpOptions } from './forge-http';
+import { giteaForge } from './gitea';
+import { githubForge } from './github';
+import { gitlabForge } from './gitlab';
+import { locateRepository } from './locate-repository';
 
 export type ForgeKind = 'github' | 'azure-repos' | 'gitlab' | 'gitea';
 
@@ -49,13 +58,38 @@ export type OpenForgeInput = {
   credentials: GitCredentials;
   fetch?: typeof fetch;
   userAgent?: string;
+  /** Where each call's deadline is armed (tests drive it). */
+  clock?: Clock;
+  /** How long one call may take, credentials and answer included. */
+  timeoutMs?: number;
 };
+
+/** Long enough for a slow host's answer, short enough that the driver's schedule is not held up. */
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * Picks the host from the repository URL and optional config override; credentials are the
  * repository's own.
+ * @throws ForgeLocationUnknown when the URL names no known host and no `forge.kind` is set, or does
+ *   not say where the repository is on it
  */
 export function openForge(input: OpenForgeInput): Forge {
-  // the hosts' clients land one by one on this branch; until then the interface is what is agreed
-  throw new Error(`no forge client yet for ${input.forge?.kind ?? input.repositoryUrl}`);
+  const location = locateRepository(input.repositoryUrl, input.forge);
+  const http: Omit<ForgeHttpOptions, 'authHeaders' | 'headers' | 'reclassify'> = {
+    credentials: input.credentials,
+    fetch: input.fetch ?? fetch,
+    userAgent: input.userAgent ?? `kubescribe/${packageVersion()}`,
+    clock: input.clock ?? systemClock,
+    timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  switch (location.kind) {
+    case 'github':
+      return adoptingExisting(githubForge({ ...location, http }));
+    case 'azure-repos':
+      return adoptingExisting(azureReposForge({ ...location, http }));
+    case 'gitlab':
+      return adoptingExisting(gitlabForge({ ...location, http }));
+    case 'gitea':
+      return adoptingExisting(giteaForge({ ...location, http }));
+  }
 }
