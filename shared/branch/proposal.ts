@@ -187,3 +187,27 @@ export function recordPullRequest(decision: Decision, command: CommandOf<'Record
     });
   }
 }
+
+/** A proposing target's pull request as status, the read API and the dashboard show it. */
+export interface PullRequestView {
+  /** The pull request open now, if any. */
+  open: (PullRequestRef & { state: 'open' }) | null;
+  /** The last one merged or closed, if any. */
+  ended: ProposalState['ended'] | null;
+  /** True while a push is not yet shown by a pull request (the host is told at the next driver step). */
+  unproposed: boolean;
+  /** The host's last failure, until a call succeeds. */
+  lastError: { message: string; at: string } | null;
+}
+
+/** The pull request view of a proposing branch; undefined for a branch that pushes. */
+export function pullRequestView(state: BranchState): PullRequestView | undefined {
+  const proposal = state.proposal;
+  if (!proposal) return undefined;
+  return {
+    open: proposal.pullRequest ? { ...proposal.pullRequest, state: 'open' } : null,
+    ended: proposal.ended ?? null,
+    unproposed: !proposal.synced,
+    lastError: proposal.lastError ?? null,
+  };
+}
