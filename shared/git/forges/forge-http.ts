@@ -13,7 +13,7 @@ export type ForgeRequest<T> = {
   what: string;
   method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   url: string;
-  body?: Record<string, unknown>;
+  body?: object;
   /** The statuses the host's API documents as success for this call. */
   ok: readonly number[];
   schema: z.ZodType<T>;
