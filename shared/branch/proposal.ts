@@ -58,12 +58,12 @@ export function initialProposal(): ProposalState {
 
 /** The proposal with the objects `write` changed added (by path, newest author last, bounded). */
 export function withProposedObjects(proposal: ProposalState, write: PendingWrite): ProposalState {
-  const prefix = write.targetPath === '.' ? '' : `${write.targetPath}/`;
   const author = cutTo(AUTHOR_CHARS)(write.author.name);
   const objects = [...proposal.objects];
   let more = proposal.more + (write.changes ? 0 : (write.snapshot?.objects ?? 0));
   for (const change of write.changes ?? []) {
-    const path = cutTo(PATH_CHARS)(`${prefix}${change.path}`);
+    // a write's change paths are the repository's (under the target's folder)
+    const path = cutTo(PATH_CHARS)(change.path);
     const at = objects.findIndex((object) => object.path === path);
     if (at >= 0) {
       const known = objects[at]!;

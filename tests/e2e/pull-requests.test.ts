@@ -1,0 +1,213 @@
+// The pull-request mode end to end: the app on the embedded host (virtual clock) publishes a
+// propose target's commits to its own branch on a real `git http-backend` and opens, updates and
+// follows one pull request on an emulator of the host's REST API (tests/support/forges, each
+// emulator citing its host's documentation). A person's merge is a merge commit on the base, as
+// the host makes it, and the emulator's `merge`; a close is the emulator's `close`.
+jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core-module').coreModule, {
+  virtual: true,
+});
+
+import { type AppHost, git, startAppHost } from '../support/app/app-host';
+import { configMapEvent, filesOn } from '../support/app/branch-observations';
+import { startGitHubEmulator } from '../support/forges/github-emulator';
+import type { PullControls } from '../support/forges/pull-store';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
+
+const TOKEN = 'ghp_e2e-token-0123456789abcdef';
+const PROPOSED = 'kubescribe/prod';
+const POLL_MS = 5_000;
+
+let app: AppHost;
+let served: ProxiedRemote;
+let host: PullControls & { url: string; stop(): Promise<void> };
+
+beforeAll(async () => {
+  served = await startProxiedRemote({ name: 'org/state.git' });
+  host = await startGitHubEmulator({ token: TOKEN });
+  app = await startAppHost(
+    {
+      repositories: [
+        {
+          name: 'state',
+          url: served.url,
+          auth: { username: 'x-access-token', tokenEnv: 'GIT_TOKEN' },
+          forge: { kind: 'github', apiUrl: host.url },
+        },
+      ],
+      targets: [
+        {
+          name: 'prod',
+          repository: 'state',
+          branch: 'main',
+          path: 'clusters/prod',
+          publish: 'propose',
+          window: { idleTimeout: '1s', maxDuration: '5s' },
+        },
+      ],
+      limits: { gitCallTimeout: '5s', publishTimeout: '30s', pushCooldown: '0s', pullRequestPoll: '5s' },
+      server: { auth: 'disabled' },
+    },
+    { GIT_TOKEN: TOKEN },
+  );
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await host?.stop();
+  await served?.stop();
+});
+
+/** A change of ConfigMap `name` by `username`, with a save of its window when `save` is given. */
+async function change(name: string, username: string, save?: string): Promise<void> {
+  const response = await app.http('POST', '/api/v1/targets/prod/events', {
+    events: [configMapEvent(name, username)],
+  });
+  expect(response.status).toBe(202);
+  if (save) {
+    const saved = await app.http('POST', '/api/v1/targets/prod/saves', {
+      id: save,
+      message: `Save ${name}`,
+      author: { username },
+    });
+    expect(saved.status).toBe(202);
+  }
+}
+
+async function saveOf(id: string) {
+  const answer = await app.http('GET', `/api/v1/targets/prod/saves/${id}`);
+  expect(answer.status).toBe(200);
+  return answer.body as {
+    phase: string;
+    outcome?: string;
+    commit?: string;
+    pullRequest?: { number: number; url: string };
+  };
+}
+
+async function pullRequestOfTarget() {
+  return (await app.http('GET', '/api/v1/targets/prod')).body as {
+    proposeBranch: string;
+    pullRequest: {
+      open: { number: number; url: string; state: string } | null;
+      ended: { number: number; state: string } | null;
+    };
+  };
+}
+
+const rev = (ref: string) => git(served.remote, 'rev-parse', ref);
+
+/** What a person's merge on the host does: a merge commit of the proposed branch on the base. */
+async function mergeOnHost(number: number): Promise<string> {
+  const tree = (await git(served.remote, 'rev-parse', `${PROPOSED}^{tree}`)).trim();
+  const merge = (
+    await git(
+      served.remote,
+      'commit-tree',
+      tree,
+      '-p',
+      'main',
+      '-p',
+      PROPOSED,
+      '-m',
+      `Merge pull request #${number}`,
+    )
+  ).trim();
+  await git(served.remote, 'update-ref', 'refs/heads/main', merge);
+  host.merge(number, merge);
+  return merge;
+}
+
+describe('a target that proposes its changes on GitHub', () => {
+  it('a window becomes a pull request from kubescribe/prod into main, and its save answers Proposed with the URL', async () => {
+    const mainBefore = await rev('main');
+    await change('web', 'alice', 'save-web');
+    await app.advance(5000);
+
+    expect((await rev('main')).trim()).toBe(mainBefore.trim());
+    expect(await filesOn(served.remote, PROPOSED)).toContain('clusters/prod/shop/configmaps/web.yaml');
+    const pulls = host.pulls();
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]).toMatchObject({ head: PROPOSED, base: 'main', state: 'open' });
+    expect(pulls[0]?.title).toContain('prod');
+    expect(pulls[0]?.description).toContain('`clusters/prod/shop/configmaps/web.yaml` by alice');
+    const save = await saveOf('save-web');
+    expect(save).toMatchObject({
+      phase: 'Proposed',
+      pullRequest: { number: 1, url: 'https://github.com/org/state/pull/1' },
+    });
+    expect(save.outcome).toBeUndefined();
+    expect((await pullRequestOfTarget()).pullRequest.open).toEqual({
+      number: 1,
+      url: 'https://github.com/org/state/pull/1',
+      state: 'open',
+    });
+  });
+
+  it('more changes update the same pull request', async () => {
+    await change('api', 'bob', 'save-api');
+    await app.advance(5000);
+
+    const pulls = host.pulls();
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]?.description).toContain('`clusters/prod/shop/configmaps/api.yaml` by bob');
+    expect(pulls[0]?.description).toContain('web.yaml` by alice');
+    expect(await saveOf('save-api')).toMatchObject({ phase: 'Proposed', pullRequest: { number: 1 } });
+  });
+
+  it('a merge resolves the saves with the merge commit; the next change opens a new pull request from a branch started on main', async () => {
+    const merge = await mergeOnHost(1);
+    await app.advance(POLL_MS + 1000);
+
+    expect(await saveOf('save-web')).toMatchObject({
+      phase: 'Resolved',
+      outcome: 'Committed',
+      commit: merge,
+    });
+    expect(await saveOf('save-api')).toMatchObject({
+      phase: 'Resolved',
+      outcome: 'Committed',
+      commit: merge,
+    });
+    expect((await pullRequestOfTarget()).pullRequest).toMatchObject({
+      open: null,
+      ended: { number: 1, state: 'merged' },
+    });
+
+    await change('db', 'carol');
+    await app.advance(5000);
+    expect((await rev(`${PROPOSED}~1`)).trim()).toBe(merge);
+    const pulls = host.pulls();
+    expect(pulls).toHaveLength(2);
+    expect(pulls[1]).toMatchObject({ number: 2, head: PROPOSED, base: 'main', state: 'open' });
+    // the new pull request proposes only what came after the merge
+    expect(pulls[1]?.description).toContain('db.yaml` by carol');
+    expect(pulls[1]?.description).not.toContain('web.yaml');
+  });
+
+  it('a close without merge resolves its saves PullRequestClosed; the next change opens a new one on a branch started again from main', async () => {
+    await change('cache', 'dave', 'save-cache');
+    await app.advance(5000);
+    expect(await saveOf('save-cache')).toMatchObject({ phase: 'Proposed', pullRequest: { number: 2 } });
+    host.close(2);
+    await app.advance(POLL_MS + 1000);
+    expect(await saveOf('save-cache')).toMatchObject({ phase: 'Resolved', outcome: 'PullRequestClosed' });
+
+    await change('queue', 'erin');
+    await app.advance(5000);
+    const pulls = host.pulls();
+    expect(pulls.map((pull) => [pull.number, pull.state])).toEqual([
+      [1, 'merged'],
+      [2, 'closed'],
+      [3, 'open'],
+    ]);
+    // the closed pull request's commits are not on the new branch: main plus the new change
+    expect((await rev(`${PROPOSED}~1`)).trim()).toBe((await rev('main')).trim());
+    const files = await filesOn(served.remote, PROPOSED);
+    expect(files).toContain('clusters/prod/shop/configmaps/queue.yaml');
+    expect(files).not.toContain('clusters/prod/shop/configmaps/cache.yaml');
+  });
+
+  it('the token is nowhere in the logs', () => {
+    expect(JSON.stringify(app.logs)).not.toContain(TOKEN);
+  });
+});
