@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
+import type { ForgeKind } from '../git/forges/forge';
+import { ForgeLocationUnknown } from '../git/forges/forge-errors';
+import { locateRepository } from '../git/forges/locate-repository';
 import { anchored, DEFAULT_AUTHOR_MAPPING, isEmailAddress } from '../resources/commit-author';
 import { AUDIT_CATEGORIES } from '../resources/diagnostic-records';
 import { exclusionSchema } from '../resources/exclusion';
@@ -620,6 +623,12 @@ export const configFileSchema = z
         }
       });
     });
+    config.targets.forEach((t, index) => {
+      const repository = config.repositories.find((r) => r.name === t.repository);
+      if (t.publish !== 'propose' || !repository) return;
+      const problem = proposalProblem(repository);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['targets', index, 'publish'], message: problem });
+    });
     const urlOf = new Map(config.repositories.map((r) => [r.name, r.url]));
     overlappingPaths(
       config.targets.map((t) => ({ ...t, branch: writeBranchOf(t) })),
@@ -627,6 +636,34 @@ export const configFileSchema = z
       ctx,
     );
   });
+
+/**
+ * Why a target cannot propose on `repository`, if it cannot: its pull requests are opened on the
+ * repository's host, through its REST API, with the repository's own credentials.
+ */
+function proposalProblem(repository: {
+  name: string;
+  url: string;
+  auth?: unknown;
+  forge?: { kind: ForgeKind; apiUrl?: string | undefined } | undefined;
+}): string | undefined {
+  if (!isRemoteUrl(repository.url))
+    return `propose needs a repository on a Git host: repository "${repository.name}" is a local path`;
+  if (repository.auth === undefined)
+    return `propose needs the repository's credentials for its host's API: repository "${repository.name}" has no auth`;
+  try {
+    const forge = repository.forge;
+    locateRepository(
+      repository.url,
+      forge
+        ? { kind: forge.kind, ...(forge.apiUrl !== undefined ? { apiUrl: forge.apiUrl } : {}) }
+        : undefined,
+    );
+    return undefined;
+  } catch (error) {
+    return error instanceof ForgeLocationUnknown ? `propose: ${error.data.reason}` : String(error);
+  }
+}
 
 function unique(items: { name: string }[], field: string, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
