@@ -7,9 +7,9 @@ import type { BranchState } from './state';
 import { addMs, toMs } from './time';
 
 /** Objects a proposal lists (its pull request's description); the rest are counted in `more`. */
-export const PROPOSED_OBJECTS_KEPT = 50;
+export const PROPOSED_OBJECTS_KEPT = 20;
 /** Authors one proposed object lists. */
-export const AUTHORS_PER_OBJECT = 3;
+export const AUTHORS_PER_OBJECT = 2;
 /** How often an open pull request is read when the configuration says nothing (`limits.pullRequestPoll`). */
 export const DEFAULT_PULL_REQUEST_POLL_MS = 30_000;
 
