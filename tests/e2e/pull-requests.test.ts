@@ -1,6 +1,7 @@
 // The pull-request mode end to end: the app on the embedded host (virtual clock) publishes a
 // propose target's commits to its own branch on a real `git http-backend` and opens, updates and
-// follows one pull request on an emulator of the host's REST API (tests/support/forges, each
+// follows one pull request on an emulator of each host's REST API (GitHub, Azure Repos, GitLab,
+// Gitea; tests/support/forges, each
 // emulator citing its host's documentation). A person's merge is a merge commit on the base, as
 // the host makes it, and the emulator's `merge`; a close is the emulator's `close`.
 jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core-module').coreModule, {
@@ -9,7 +10,10 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 
 import { type AppHost, git, startAppHost } from '../support/app/app-host';
 import { configMapEvent, filesOn } from '../support/app/branch-observations';
+import { startAzureReposEmulator } from '../support/forges/azure-repos-emulator';
+import { startGiteaEmulator } from '../support/forges/gitea-emulator';
 import { startGitHubEmulator } from '../support/forges/github-emulator';
+import { startGitLabEmulator } from '../support/forges/gitlab-emulator';
 import type { PullControls } from '../support/forges/pull-store';
 import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
@@ -17,13 +21,46 @@ const TOKEN = 'ghp_e2e-token-0123456789abcdef';
 const PROPOSED = 'kubescribe/prod';
 const POLL_MS = 5_000;
 
+type Emulator = PullControls & { url: string; stop(): Promise<void> };
+
+/**
+ * Each host as a repository on it is configured: where git serves the repository (its path is the
+ * host's URL form, which says where the repository is on the host's API) and the API's base URL.
+ */
+const HOSTS: {
+  kind: 'github' | 'azure-repos' | 'gitlab' | 'gitea';
+  repositoryPath: string;
+  start: (options: { token: string }) => Promise<Emulator>;
+  apiUrl: (emulator: string) => string;
+}[] = [
+  { kind: 'github', repositoryPath: 'org/state.git', start: startGitHubEmulator, apiUrl: (url) => url },
+  {
+    kind: 'azure-repos',
+    repositoryPath: 'org/project/_git/state',
+    start: startAzureReposEmulator,
+    apiUrl: (url) => `${url}/org`,
+  },
+  {
+    kind: 'gitlab',
+    repositoryPath: 'group/state.git',
+    start: startGitLabEmulator,
+    apiUrl: (url) => `${url}/api/v4`,
+  },
+  {
+    kind: 'gitea',
+    repositoryPath: 'org/state.git',
+    start: startGiteaEmulator,
+    apiUrl: (url) => `${url}/api/v1`,
+  },
+];
+
 let app: AppHost;
 let served: ProxiedRemote;
-let host: PullControls & { url: string; stop(): Promise<void> };
+let host: Emulator;
 
-beforeAll(async () => {
-  served = await startProxiedRemote({ name: 'org/state.git' });
-  host = await startGitHubEmulator({ token: TOKEN });
+async function startWith(kind: (typeof HOSTS)[number]): Promise<void> {
+  served = await startProxiedRemote({ name: kind.repositoryPath });
+  host = await kind.start({ token: TOKEN });
   app = await startAppHost(
     {
       repositories: [
@@ -31,7 +68,7 @@ beforeAll(async () => {
           name: 'state',
           url: served.url,
           auth: { username: 'x-access-token', tokenEnv: 'GIT_TOKEN' },
-          forge: { kind: 'github', apiUrl: host.url },
+          forge: { kind: kind.kind, apiUrl: kind.apiUrl(host.url) },
         },
       ],
       targets: [
@@ -49,13 +86,13 @@ beforeAll(async () => {
     },
     { GIT_TOKEN: TOKEN },
   );
-});
+}
 
-afterAll(async () => {
+async function stopAll(): Promise<void> {
   await app?.stop();
   await host?.stop();
   await served?.stop();
-});
+}
 
 /** A change of ConfigMap `name` by `username`, with a save of its window when `save` is given. */
 async function change(name: string, username: string, save?: string): Promise<void> {
@@ -117,7 +154,10 @@ async function mergeOnHost(number: number): Promise<string> {
   return merge;
 }
 
-describe('a target that proposes its changes on GitHub', () => {
+describe.each(HOSTS)('a target that proposes its changes on $kind', (kind) => {
+  beforeAll(() => startWith(kind));
+  afterAll(stopAll);
+
   it('a window becomes a pull request from kubescribe/prod into main, and its save answers Proposed with the URL', async () => {
     const mainBefore = await rev('main');
     await change('web', 'alice', 'save-web');
@@ -131,16 +171,10 @@ describe('a target that proposes its changes on GitHub', () => {
     expect(pulls[0]?.title).toContain('prod');
     expect(pulls[0]?.description).toContain('`clusters/prod/shop/configmaps/web.yaml` by alice');
     const save = await saveOf('save-web');
-    expect(save).toMatchObject({
-      phase: 'Proposed',
-      pullRequest: { number: 1, url: 'https://github.com/org/state/pull/1' },
-    });
+    expect(save).toMatchObject({ phase: 'Proposed', pullRequest: { number: pulls[0]?.number } });
+    expect(save.pullRequest?.url).toMatch(new RegExp(`^https?://.+/${pulls[0]?.number}$`));
     expect(save.outcome).toBeUndefined();
-    expect((await pullRequestOfTarget()).pullRequest.open).toEqual({
-      number: 1,
-      url: 'https://github.com/org/state/pull/1',
-      state: 'open',
-    });
+    expect((await pullRequestOfTarget()).pullRequest.open).toEqual({ ...save.pullRequest, state: 'open' });
   });
 
   it('more changes update the same pull request', async () => {
@@ -151,11 +185,15 @@ describe('a target that proposes its changes on GitHub', () => {
     expect(pulls).toHaveLength(1);
     expect(pulls[0]?.description).toContain('`clusters/prod/shop/configmaps/api.yaml` by bob');
     expect(pulls[0]?.description).toContain('web.yaml` by alice');
-    expect(await saveOf('save-api')).toMatchObject({ phase: 'Proposed', pullRequest: { number: 1 } });
+    expect(await saveOf('save-api')).toMatchObject({
+      phase: 'Proposed',
+      pullRequest: { number: pulls[0]?.number },
+    });
   });
 
   it('a merge resolves the saves with the merge commit; the next change opens a new pull request from a branch started on main', async () => {
-    const merge = await mergeOnHost(1);
+    const first = host.pulls()[0]!.number;
+    const merge = await mergeOnHost(first);
     await app.advance(POLL_MS + 1000);
 
     expect(await saveOf('save-web')).toMatchObject({
@@ -170,7 +208,7 @@ describe('a target that proposes its changes on GitHub', () => {
     });
     expect((await pullRequestOfTarget()).pullRequest).toMatchObject({
       open: null,
-      ended: { number: 1, state: 'merged' },
+      ended: { number: first, state: 'merged' },
     });
 
     await change('db', 'carol');
@@ -178,7 +216,8 @@ describe('a target that proposes its changes on GitHub', () => {
     expect((await rev(`${PROPOSED}~1`)).trim()).toBe(merge);
     const pulls = host.pulls();
     expect(pulls).toHaveLength(2);
-    expect(pulls[1]).toMatchObject({ number: 2, head: PROPOSED, base: 'main', state: 'open' });
+    expect(pulls[1]).toMatchObject({ head: PROPOSED, base: 'main', state: 'open' });
+    expect(pulls[1]?.number).not.toBe(first);
     // the new pull request proposes only what came after the merge
     expect(pulls[1]?.description).toContain('db.yaml` by carol');
     expect(pulls[1]?.description).not.toContain('web.yaml');
@@ -187,19 +226,17 @@ describe('a target that proposes its changes on GitHub', () => {
   it('a close without merge resolves its saves PullRequestClosed; the next change opens a new one on a branch started again from main', async () => {
     await change('cache', 'dave', 'save-cache');
     await app.advance(5000);
-    expect(await saveOf('save-cache')).toMatchObject({ phase: 'Proposed', pullRequest: { number: 2 } });
-    host.close(2);
+    const second = host.pulls()[1]!.number;
+    expect(await saveOf('save-cache')).toMatchObject({ phase: 'Proposed', pullRequest: { number: second } });
+    host.close(second);
     await app.advance(POLL_MS + 1000);
     expect(await saveOf('save-cache')).toMatchObject({ phase: 'Resolved', outcome: 'PullRequestClosed' });
 
     await change('queue', 'erin');
     await app.advance(5000);
     const pulls = host.pulls();
-    expect(pulls.map((pull) => [pull.number, pull.state])).toEqual([
-      [1, 'merged'],
-      [2, 'closed'],
-      [3, 'open'],
-    ]);
+    expect(pulls.map((pull) => pull.state)).toEqual(['merged', 'closed', 'open']);
+    expect(pulls[2]).toMatchObject({ head: PROPOSED, base: 'main' });
     // the closed pull request's commits are not on the new branch: main plus the new change
     expect((await rev(`${PROPOSED}~1`)).trim()).toBe((await rev('main')).trim());
     const files = await filesOn(served.remote, PROPOSED);
