@@ -1,9 +1,9 @@
 // The pull-request mode end to end: the app on the embedded host (virtual clock) publishes a
 // propose target's commits to its own branch on a real `git http-backend` and opens, updates and
 // follows one pull request on an emulator of each host's REST API (GitHub, Azure Repos, GitLab,
-// Gitea; tests/support/forges, each
-// emulator citing its host's documentation). A person's merge is a merge commit on the base, as
-// the host makes it, and the emulator's `merge`; a close is the emulator's `close`.
+// Gitea; tests/support/forges, each emulator citing its host's documentation). A person's merge is
+// a merge commit on the base, as the host makes it, and the emulator's `merge`; a close is the
+// emulator's `close`.
 jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core-module').coreModule, {
   virtual: true,
 });
