@@ -11,6 +11,7 @@ import { findLandedWrites } from './find-landed-writes';
 import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
+import { replayOnParent } from './replay-on-parent';
 import type { Advertisement, RemoteSession } from './remote-session';
 import type { CommitSigner } from './signing/commit-signer';
 import {
@@ -34,6 +35,11 @@ const PublishInputSchema = z
      * against its tip): a proposed branch whose pull request ended starts again from its base.
      */
     restartFromParent: z.boolean().default(false),
+    /**
+     * When `parentBranch` moved past where `branch`'s own commits start, make them again on its
+     * head before the writes (a proposed branch whose base moved: `replayOnParent`).
+     */
+    replayOnParent: z.boolean().default(false),
     // each write is checked on its own below: one that can never be published is refused, not thrown
     writes: z.array(z.looseObject({ id: GitWriteSchema.shape.id })).min(1),
     cacheDir: z.string().min(1),
@@ -222,6 +228,7 @@ async function publishAttempts({
   branch,
   parentBranch,
   restartFromParent,
+  replayOnParent: replayOwnCommits,
   writes,
   maxAttempts,
   historyDepth,
@@ -241,20 +248,19 @@ async function publishAttempts({
   let lastMove = '';
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
   // compare-and-swap, so a wrong guess costs one rejected POST and is not counted as an attempt.
-  let guess = restartFromParent ? null : await session.knownTip({ branch });
+  // a restart or a replay needs the parent's head: the listing, never a guess
+  let guess = restartFromParent || replayOwnCommits ? null : await session.knownTip({ branch });
   // a listing taken after a refused push: the next attempt starts from it instead of asking again
   let listed: Advertisement | null = null;
   let filesObtained = false;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     progress.step = 'advertise';
-    const start: Start = guess
-      ? { base: guess, source: branch, branchExists: true }
-      : startingPoint(
-          listed ?? (await session.advertise({ step: 'advertise' })),
-          branch,
-          parentBranch,
-          restartFromParent,
-        );
+    const listing = guess ? null : (listed ?? (await session.advertise({ step: 'advertise' })));
+    const start: Start = listing
+      ? startingPoint(listing, branch, parentBranch, restartFromParent)
+      : { base: guess, source: branch, branchExists: true };
+    const parentHead =
+      replayOwnCommits && parentBranch ? (listing?.heads.get(parentBranch) ?? null) : null;
     const guessed = guess !== null;
     guess = null;
     listed = null;
@@ -286,16 +292,41 @@ async function publishAttempts({
         })
       : new Map<string, string>();
     const store = createObjectStore();
-    const baseTree = base ? (await readCommitSummary(gitdir, base, cache)).tree : null;
+    const readTree = (oid: string) => readCheckedTree(gitdir, oid, cache);
+    // a lost reply is settled on the branch as it is before anything is replayed
+    let replayed: { head: string; tree: string } | undefined;
+    if (parentHead && parentBranch && branchExists && base && landed.size === 0) {
+      progress.step = 'fetch';
+      try {
+        await session.obtain({ branch: parentBranch, tip: parentHead });
+      } catch (error) {
+        if (!(error instanceof GitTipMoved)) throw error;
+        lastMove = error.message;
+        continue;
+      }
+      replayed = await replayOnParent({
+        gitdir,
+        tip: base,
+        onto: parentHead,
+        committer: `${writes[0]!.committer.name} <${writes[0]!.committer.email}>`,
+        depth: historyDepth,
+        cache,
+        readTree,
+        store,
+        signer,
+      });
+    }
+    const buildBase = replayed?.head ?? base;
+    const baseTree = replayed?.tree ?? (base ? (await readCommitSummary(gitdir, base, cache)).tree : null);
     const built = await buildCommits({
-      base,
+      base: buildBase,
       baseTree,
       writes,
       landed,
       store,
       maxObjectBytes,
       signer,
-      readTree: (oid) => readCheckedTree(gitdir, oid, cache),
+      readTree,
       readBlob: async (oid) => {
         try {
           return (await git.readBlob({ fs, gitdir, oid, cache })).blob;
@@ -324,7 +355,7 @@ async function publishAttempts({
       settledByRemoteEvidence,
       attempts: attempt,
     });
-    if (built.created === 0) {
+    if (built.created === 0 && !replayed) {
       return published(base, settled);
     }
     const head = built.head!;

@@ -9,7 +9,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
 });
 
 import { type AppHost, git, startAppHost } from '../support/app/app-host';
-import { configMapEvent, filesOn } from '../support/app/branch-observations';
+import { commitAsAnotherWriter, configMapEvent, filesOn } from '../support/app/branch-observations';
 import { startAzureReposEmulator } from '../support/forges/azure-repos-emulator';
 import { startGiteaEmulator } from '../support/forges/gitea-emulator';
 import { startGitHubEmulator } from '../support/forges/github-emulator';
@@ -242,6 +242,34 @@ describe.each(HOSTS)('a target that proposes its changes on $kind', (kind) => {
     const files = await filesOn(served.remote, PROPOSED);
     expect(files).toContain('clusters/prod/shop/configmaps/queue.yaml');
     expect(files).not.toContain('clusters/prod/shop/configmaps/cache.yaml');
+  });
+
+  it("a base that moves under the open pull request: the next change replays the branch's own commits on the new base, in the same pull request", async () => {
+    const theirs = (
+      await commitAsAnotherWriter(
+        served.remote,
+        'main',
+        { 'docs/runbook.md': 'page the on-call\n' },
+        'Runbook',
+      )
+    ).trim();
+    await change('search', 'frank');
+    await app.advance(5000);
+
+    await git(served.remote, 'merge-base', '--is-ancestor', theirs, PROPOSED);
+    const own = (await git(served.remote, 'log', '--format=%s', `main..${PROPOSED}`)).trim().split('\n');
+    expect(own).toHaveLength(2); // queue's commit, replayed, and search's
+    const files = await filesOn(served.remote, PROPOSED);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'docs/runbook.md',
+        'clusters/prod/shop/configmaps/queue.yaml',
+        'clusters/prod/shop/configmaps/search.yaml',
+      ]),
+    );
+    const pulls = host.pulls();
+    expect(pulls.map((pull) => pull.state)).toEqual(['merged', 'closed', 'open']);
+    expect(pulls[2]?.description).toContain('search.yaml` by frank');
   });
 
   it('the token is nowhere in the logs', () => {
