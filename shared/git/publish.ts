@@ -11,8 +11,8 @@ import { findLandedWrites } from './find-landed-writes';
 import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
-import { replayOnParent } from './replay-on-parent';
 import type { Advertisement, RemoteSession } from './remote-session';
+import { replayOnParent } from './replay-on-parent';
 import type { CommitSigner } from './signing/commit-signer';
 import {
   BranchNameSchema,
@@ -259,8 +259,7 @@ async function publishAttempts({
     const start: Start = listing
       ? startingPoint(listing, branch, parentBranch, restartFromParent)
       : { base: guess, source: branch, branchExists: true };
-    const parentHead =
-      replayOwnCommits && parentBranch ? (listing?.heads.get(parentBranch) ?? null) : null;
+    const parentHead = replayOwnCommits && parentBranch ? (listing?.heads.get(parentBranch) ?? null) : null;
     const guessed = guess !== null;
     guess = null;
     listed = null;

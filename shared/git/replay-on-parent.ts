@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import { readCheckedCommit } from './checked-objects';
-import { rememberCommit, readCommitSummary } from './commit-summaries';
+import { readCommitSummary, rememberCommit } from './commit-summaries';
 import { formatCommit } from './format-commit';
 import type { ObjectStore } from './object-store';
 import type { CommitSigner } from './signing/commit-signer';
@@ -57,7 +57,9 @@ export async function replayOnParent({
     return undefined; // beyond the cache's shallow history
   }
   if (own.length === 0 || fork === null || fork === onto) return undefined;
-  const held = await git.isDescendent({ fs, gitdir, oid: onto, ancestor: fork, depth, cache }).catch(() => false);
+  const held = await git
+    .isDescendent({ fs, gitdir, oid: onto, ancestor: fork, depth, cache })
+    .catch(() => false);
   if (!held) return undefined;
 
   const ontoTree = (await readCommitSummary(gitdir, onto, cache)).tree;
@@ -66,7 +68,9 @@ export async function replayOnParent({
   let tree = ontoTree;
   for (const oid of own) {
     const commit = await readCheckedCommit(gitdir, oid, cache);
-    const parentTree = commit.parent[0] ? (await readCommitSummary(gitdir, commit.parent[0], cache)).tree : null;
+    const parentTree = commit.parent[0]
+      ? (await readCommitSummary(gitdir, commit.parent[0], cache)).tree
+      : null;
     for (const change of await changedFiles(parentTree, commit.tree, readTree, [])) {
       if (change.blob) await editor.putBlob(change.segments, change.blob.oid, change.blob.mode);
       else await editor.remove(change.segments);
@@ -123,7 +127,9 @@ async function changedFiles(
     const segments = [...prefix, name];
     if (entry.type === 'tree') {
       if (was?.type !== 'tree' && was) changes.push({ segments, blob: null });
-      changes.push(...(await changedFiles(was?.type === 'tree' ? was.oid : null, entry.oid, readTree, segments)));
+      changes.push(
+        ...(await changedFiles(was?.type === 'tree' ? was.oid : null, entry.oid, readTree, segments)),
+      );
     } else if (entry.type === 'blob' && (was?.oid !== entry.oid || was.mode !== entry.mode)) {
       if (was?.type === 'tree') changes.push(...(await removedFiles(was.oid, readTree, segments)));
       changes.push({ segments, blob: { oid: entry.oid, mode: entry.mode } });
