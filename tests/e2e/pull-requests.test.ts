@@ -175,6 +175,10 @@ describe.each(HOSTS)('a target that proposes its changes on $kind', (kind) => {
     expect(save.pullRequest?.url).toMatch(new RegExp(`^https?://.+/${pulls[0]?.number}$`));
     expect(save.outcome).toBeUndefined();
     expect((await pullRequestOfTarget()).pullRequest.open).toEqual({ ...save.pullRequest, state: 'open' });
+    const listed = (await app.http('GET', '/api/v1/targets')).body as {
+      targets: { pullRequest?: unknown }[];
+    };
+    expect(listed.targets[0]?.pullRequest).toEqual({ ...save.pullRequest, state: 'open' });
   });
 
   it('more changes update the same pull request', async () => {

@@ -553,13 +553,17 @@ describe('publishing pending writes over smart HTTP', () => {
       ],
     });
     await runGit({ args: ['--git-dir', gitdir, 'update-ref', 'refs/heads/kubescribe/prod', person] });
+    // kubescribe's next commit lands on the person's: the branch's own commits start above it
+    await onProposed('p2', { 'p2.yaml': 'two\n' });
     const theirs = await runGit({
       args: ['--git-dir', gitdir, 'commit-tree', 'main^{tree}', '-p', 'main', '-m', 'theirs'],
     });
     await runGit({ args: ['--git-dir', gitdir, 'update-ref', 'refs/heads/main', theirs] });
 
-    expect(await onProposed('p2', { 'p2.yaml': 'two\n' })).toMatchObject({ kind: 'published' });
-    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~1'] })).toBe(person);
+    expect(await onProposed('p3', { 'p3.yaml': 'three\n' })).toMatchObject({ kind: 'published' });
+    // main does not hold the person's commit: nothing is replayed, and it stays on the branch
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~2'] })).toBe(person);
+    expect(await showFile(gitdir, 'kubescribe/prod', 'p1.yaml')).toBe('one');
   });
 
   it('says the parent is missing when neither the branch nor its parent exist', async () => {
