@@ -15,6 +15,7 @@ import { startGiteaEmulator } from '../support/forges/gitea-emulator';
 import { startGitHubEmulator } from '../support/forges/github-emulator';
 import { startGitLabEmulator } from '../support/forges/gitlab-emulator';
 import type { PullControls } from '../support/forges/pull-store';
+import { newSshSigningKit, type SigningKit } from '../support/git/signing-keys';
 import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
 const TOKEN = 'ghp_e2e-token-0123456789abcdef';
@@ -57,10 +58,12 @@ const HOSTS: {
 let app: AppHost;
 let served: ProxiedRemote;
 let host: Emulator;
+let kit: SigningKit;
 
 async function startWith(kind: (typeof HOSTS)[number]): Promise<void> {
   served = await startProxiedRemote({ name: kind.repositoryPath });
   host = await kind.start({ token: TOKEN });
+  kit = newSshSigningKit('ed25519');
   app = await startAppHost(
     {
       repositories: [
@@ -69,6 +72,8 @@ async function startWith(kind: (typeof HOSTS)[number]): Promise<void> {
           url: served.url,
           auth: { username: 'x-access-token', tokenEnv: 'GIT_TOKEN' },
           forge: { kind: kind.kind, apiUrl: kind.apiUrl(host.url) },
+          committer: kit.committer,
+          signing: { format: 'ssh', keyEnv: 'SIGNING_KEY' },
         },
       ],
       targets: [
@@ -84,7 +89,7 @@ async function startWith(kind: (typeof HOSTS)[number]): Promise<void> {
       limits: { gitCallTimeout: '5s', publishTimeout: '30s', pushCooldown: '0s', pullRequestPoll: '5s' },
       server: { auth: 'disabled' },
     },
-    { GIT_TOKEN: TOKEN },
+    { GIT_TOKEN: TOKEN, SIGNING_KEY: kit.privateKey },
   );
 }
 
@@ -92,6 +97,7 @@ async function stopAll(): Promise<void> {
   await app?.stop();
   await host?.stop();
   await served?.stop();
+  kit?.cleanup();
 }
 
 /** A change of ConfigMap `name` by `username`, with a save of its window when `save` is given. */
@@ -274,9 +280,17 @@ describe.each(HOSTS)('a target that proposes its changes on $kind', (kind) => {
     const pulls = host.pulls();
     expect(pulls.map((pull) => pull.state)).toEqual(['merged', 'closed', 'open']);
     expect(pulls[2]?.description).toContain('search.yaml` by frank');
+    // the replayed commit is signed again: git verify-commit verifies every commit proposed
+    for (const sha of (await git(served.remote, 'rev-list', `main..${PROPOSED}`)).trim().split('\n')) {
+      expect({ sha, verified: (await kit.verify(served.remote, sha)).verified }).toEqual({
+        sha,
+        verified: true,
+      });
+    }
   });
 
-  it('the token is nowhere in the logs', () => {
+  it('the token and the signing key are nowhere in the logs', () => {
     expect(JSON.stringify(app.logs)).not.toContain(TOKEN);
+    expect(JSON.stringify(app.logs)).not.toContain(kit.privateKey.split('\n')[1]);
   });
 });
