@@ -54,8 +54,7 @@ export async function runProjectStatus(runtime: AppRuntime, rawInput: unknown): 
       phase: status.phase,
       ...(status.outcome ? { outcome: status.outcome } : {}),
       ...(status.commit ? { commit: status.commit } : {}),
-      // the target's branch: a proposing target's saves resolve with the merge commit on it
-      branch: runtime.targets.get(status.target ?? '')?.config.branch ?? input.branch,
+      branch: input.branch,
       ...(status.message ? { message: status.message } : {}),
       conditions: status.conditions,
     },
