@@ -7,6 +7,7 @@ import './driver-keeper';
 import './eventhub-feed';
 import './http/routes';
 import './activities/publish';
+import './activities/pull-request';
 import './activities/read-remote';
 import './activities/project-status';
 import '../orchestrators/branch-entity';

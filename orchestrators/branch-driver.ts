@@ -17,10 +17,12 @@ import {
   BRANCH_ENTITY,
   PROJECT_STATUS_ACTIVITY,
   PUBLISH_ACTIVITY,
+  PULL_REQUEST_ACTIVITY,
   READ_REMOTE_ACTIVITY,
   WAKE_EVENT,
 } from '../shared/app/runtime/durable-names';
 import type { BranchCommand, PublicationResult } from '../shared/branch';
+import type { PullRequestResult } from '../shared/branch/commands';
 import { scrubSecrets } from '../shared/errors';
 
 /**
@@ -114,6 +116,14 @@ const branchDriver: OrchestrationHandler = function* (context: OrchestrationCont
             ...(head.head ? { head: head.head } : {}),
           },
         ]);
+        break;
+      }
+      case 'pull-request': {
+        const result: PullRequestResult = yield* activityOr(
+          context.df.callActivity(PULL_REQUEST_ACTIVITY, { ...input, effect: step.effect }),
+          (message): PullRequestResult => ({ outcome: 'failed', cause: { message } }),
+        );
+        yield apply([{ type: 'RecordPullRequest', at: now(), request: step.effect.request, result }]);
         break;
       }
       case 'project': {

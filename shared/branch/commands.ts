@@ -13,6 +13,30 @@ const name = z.string().min(1).max(253);
 const durationMs = z.number().int().nonnegative().finite();
 const bytes = z.number().int().nonnegative().finite();
 
+/** What the host answered about the branch's pull request (the pull-request activity's result). */
+export const pullRequestResultSchema = z.discriminatedUnion('outcome', [
+  z.strictObject({
+    outcome: z.enum(['open', 'closed']),
+    pullRequest: z.strictObject({ number: z.number().int().nonnegative(), url: z.string().min(1).max(2048) }),
+  }),
+  z.strictObject({
+    outcome: z.literal('merged'),
+    pullRequest: z.strictObject({
+      number: z.number().int().nonnegative(),
+      url: z.string().min(1).max(2048),
+      mergeCommit: z
+        .string()
+        .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
+        .optional(),
+    }),
+  }),
+  z.strictObject({
+    outcome: z.literal('failed'),
+    cause: z.strictObject({ message: z.string().transform(cutTo(FIELD_CHARS.refusal)) }),
+  }),
+]);
+export type PullRequestResult = z.infer<typeof pullRequestResultSchema>;
+
 /** A commit author as the branch keeps it; the HTTP layer checks authors against it before answering. */
 export const authorSchema = z.strictObject({
   name: z.string().min(1).max(FIELD_CHARS.authorName),
@@ -208,6 +232,12 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('RecordProjection'), at: instant, saveId: z.string().min(1).max(256) }),
   z.strictObject({
+    type: z.literal('RecordPullRequest'),
+    at: instant,
+    request: z.string().min(1),
+    result: pullRequestResultSchema,
+  }),
+  z.strictObject({
     type: z.literal('ChangeSettings'),
     at: instant,
     target: name,
@@ -219,6 +249,8 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
     suspend: z.boolean().optional(),
     /** How long a change with no author waits for an audit record to claim it (0: it is not held). */
     attributionWaitMs: durationMs.max(MAX_ATTRIBUTION_WAIT_MS).optional(),
+    /** `propose`: the branch's commits are proposed to `parentBranch` in a pull request. */
+    publish: z.enum(['push', 'propose']).optional(),
   }),
   z.strictObject({ type: z.literal('SuspendTarget'), at: instant, target: name }),
   z.strictObject({ type: z.literal('ResumeTarget'), at: instant, target: name }),

@@ -48,6 +48,12 @@ export function changeSettings(decision: Decision, command: CommandOf<'ChangeSet
   if (command.suspend !== undefined) {
     suspension(decision, command.target, 'configuration', command.suspend);
   }
+  if (
+    command.publish !== undefined &&
+    (command.publish === 'propose') !== (decision.state.proposal !== undefined)
+  ) {
+    record(decision, { type: 'PublishModeChanged', publish: command.publish });
+  }
   if (command.parentBranch !== undefined && command.parentBranch !== decision.state.parentBranch) {
     const recovering = decision.state.publication.recovery !== undefined && decision.state.publication.retry;
     record(decision, {

@@ -1,6 +1,7 @@
 import { nextReleaseMs } from './attribution';
 import { type Decision, record } from './context';
 import type { Deadline, DeadlinePurpose } from './model';
+import { proposalDueMs } from './proposal';
 import { receiptExpiryMs } from './saves';
 import { type BranchState, deadlineKey, publicationHeldBy } from './state';
 import { toIso, toMs } from './time';
@@ -40,6 +41,8 @@ function wantedDeadlines(state: BranchState): WantedDeadline[] {
 
   const release = nextReleaseMs(state);
   if (release !== undefined) wanted.push({ purpose: 'attribution-wait', owner: BRANCH, dueMs: release });
+  const proposalDue = proposalDueMs(state);
+  if (proposalDue !== undefined) wanted.push({ purpose: 'pull-request', owner: BRANCH, dueMs: proposalDue });
 
   const publication = state.publication;
   // A suspended target's pending write holds publication: no retry or cooldown is due until it resumes.

@@ -6,6 +6,7 @@ import { discardPendingWrites } from './discard';
 import { InvalidBranchCommand } from './errors';
 import type { BranchFact } from './facts';
 import { countNotRecorded } from './not-recorded';
+import { planProposal, recordPullRequest } from './proposal';
 import {
   bringRetryForward,
   planPublication,
@@ -63,6 +64,9 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
     case 'RecordProjection':
       recordProjection(decision, command);
       break;
+    case 'RecordPullRequest':
+      recordPullRequest(decision, command);
+      break;
     case 'ChangeSettings':
       changeSettings(decision, command);
       break;
@@ -112,6 +116,7 @@ function run(command: BranchCommand, state: BranchState): { facts: BranchFact[];
   closeWindowIfDue(decision);
   expireDueSaves(decision);
   planPublication(decision);
+  planProposal(decision);
   updateIntake(decision);
   forgetExpiredReceipts(decision);
   reconcileDeadlines(decision);

@@ -1,4 +1,5 @@
 import type { DeadlinePurpose, PendingWrite } from './model';
+import { pullRequestText } from './proposal';
 import type { BranchState } from './state';
 import { type SaveView, saveStatus } from './status';
 import { inFlightWrites } from './storage';
@@ -6,10 +7,28 @@ import { toMs } from './time';
 
 /** Work the branch owes the outside world; the driver runs each and reports its result as a command. */
 export type BranchEffect =
-  | { type: 'publish'; attempt: string; base?: string; parentBranch: string | null; writes: PendingWrite[] }
+  | {
+      type: 'publish';
+      attempt: string;
+      base?: string;
+      parentBranch: string | null;
+      /** The branch starts again from `parentBranch`'s head: its last pull request ended (publish: propose). */
+      restart?: true;
+      writes: PendingWrite[];
+    }
   | { type: 'probe-parent'; probe: string; parentBranch: string | null }
   | { type: 'observe-remote'; observation: string }
-  | { type: 'project'; saveId: string; request: NonNullable<SaveView['request']>; status: SaveView };
+  | { type: 'project'; saveId: string; request: NonNullable<SaveView['request']>; status: SaveView }
+  | {
+      type: 'pull-request';
+      request: string;
+      /** `sync`: open the pull request, or update the one open; `read`: see whether it was merged or closed. */
+      action: 'sync' | 'read';
+      base: string;
+      /** The pull request the branch knows open. */
+      pullRequest?: number;
+      text: { title: string; description: string };
+    };
 
 type PublishEffect = Extract<BranchEffect, { type: 'publish' }>;
 
@@ -55,6 +74,7 @@ export function publicationFor(state: BranchState, attempt: string): PublishEffe
     attempt,
     ...(publication.head !== undefined ? { base: publication.head } : {}),
     parentBranch: state.parentBranch,
+    ...(state.proposal?.restart ? { restart: true as const } : {}),
     writes: inFlightWrites(state),
   };
 }
@@ -67,6 +87,18 @@ function otherEffects(state: BranchState): Exclude<BranchEffect, { type: 'publis
   }
   if (publication.observation !== undefined) {
     effects.push({ type: 'observe-remote', observation: publication.observation });
+  }
+  const request = state.proposal?.request;
+  if (request && state.parentBranch !== null) {
+    const known = state.proposal?.pullRequest?.number;
+    effects.push({
+      type: 'pull-request',
+      request: request.id,
+      action: request.action,
+      base: state.parentBranch,
+      ...(known !== undefined ? { pullRequest: known } : {}),
+      text: pullRequestText(state),
+    });
   }
   for (const save of Object.values(state.saves)) {
     if (save.phase !== 'Resolved' || !save.request || save.projectedAt !== undefined) continue;

@@ -2,6 +2,7 @@ import { evolveAttribution } from './attribution';
 import type { BranchFact, FactOf } from './facts';
 import type { Deadline, SaveRecord } from './model';
 import { withNotRecorded } from './not-recorded';
+import { initialProposal, type ProposalState, withProposedObjects } from './proposal';
 import { changesOf, countInMinute, RECENT_COMMITS_KEPT, recentCommit } from './record-activity';
 import { type BranchState, deadlineKey, type PublicationState, withRefusals } from './state';
 import {
@@ -57,13 +58,25 @@ function withPublished(
 ): BranchState {
   let next = state;
   const commits = [...(state.recentCommits ?? [])];
+  let proposal = state.proposal;
   for (const write of inFlightWrites(state)) {
     const commit = fact.commits[write.id];
     if (!published.has(write.id) || !commit) continue;
     commits.push(recentCommit(write, commit, fact.at));
     next = counted(next, write.target, 'published', fact.at, changesOf(write));
+    if (proposal) proposal = withProposedObjects(proposal, write);
   }
-  return { ...next, recentCommits: commits.slice(-RECENT_COMMITS_KEPT) };
+  if (proposal && state.proposal) {
+    // a push the pull request does not show yet: the host is told of it (and the restart is done)
+    const pushed = fact.head !== state.publication.head;
+    proposal = { ...proposal, restart: false, ...(pushed ? { synced: false } : {}) };
+    if (pushed) proposal = omit(proposal, 'nextAt');
+  }
+  return {
+    ...next,
+    recentCommits: commits.slice(-RECENT_COMMITS_KEPT),
+    ...(proposal ? { proposal } : {}),
+  };
 }
 
 /**
@@ -400,9 +413,78 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
       if (fact.head !== undefined) publication.head = fact.head;
       return withPublication(state, publication);
     }
+    case 'PublishModeChanged':
+      if (fact.publish === 'push') return omit(state, 'proposal');
+      return state.proposal ? state : { ...state, proposal: initialProposal() };
+    case 'SavePushedForProposal':
+      return updateSave(state, fact.saveId, (save) =>
+        save.phase === 'WaitingForPush'
+          ? { ...save, proposedCommit: fact.commit, writeId: fact.writeId }
+          : save,
+      );
+    case 'SaveProposed':
+      return updateSave(state, fact.saveId, (save) =>
+        save.phase === 'WaitingForPush'
+          ? { ...save, phase: 'Proposed', pullRequest: fact.pullRequest }
+          : save,
+      );
+    case 'PullRequestCallPlanned':
+      return withProposal(state, (proposal) => ({
+        ...omit(proposal, 'nextAt'),
+        requests: proposal.requests + 1,
+        request: {
+          id: fact.request,
+          action: fact.action,
+          plannedAt: fact.at,
+          ...(state.publication.head !== undefined ? { head: state.publication.head } : {}),
+        },
+      }));
+    case 'PullRequestCallFailed':
+      return withProposal(state, (proposal) =>
+        proposal.request?.id !== fact.request
+          ? proposal
+          : {
+              ...omit(proposal, 'request'),
+              nextAt: fact.retryAt,
+              lastError: { message: fact.cause, at: fact.at },
+            },
+      );
+    case 'PullRequestOpen':
+      return withProposal(state, (proposal) =>
+        proposal.request?.id !== fact.request
+          ? proposal
+          : {
+              ...omit(omit(proposal, 'request'), 'lastError'),
+              pullRequest: fact.pullRequest,
+              synced: fact.synced,
+              // a push the call did not show is told at once, else the open pull request is read later
+              ...(fact.synced ? { nextAt: fact.nextAt } : {}),
+            },
+      );
+    case 'PullRequestEnded':
+      return withProposal(state, (proposal) =>
+        proposal.request?.id !== fact.request
+          ? proposal
+          : {
+              ...omit(omit(omit(proposal, 'request'), 'lastError'), 'pullRequest'),
+              restart: fact.restart,
+              // what the ended pull request showed is merged or dropped; the next one lists what comes after
+              ...(fact.restart ? { objects: [], more: 0 } : {}),
+              ended: {
+                ...fact.pullRequest,
+                state: fact.state,
+                ...(fact.mergeCommit !== undefined ? { mergeCommit: fact.mergeCommit } : {}),
+                at: fact.at,
+              },
+            },
+      );
     default: {
       const unhandled: never = fact;
       return unhandled;
     }
   }
+}
+
+function withProposal(state: BranchState, change: (proposal: ProposalState) => ProposalState): BranchState {
+  return state.proposal ? { ...state, proposal: change(state.proposal) } : state;
 }

@@ -33,7 +33,9 @@ export type SaveResolvedReason =
   | 'withdrawn-while-waiting'
   | 'withdrawn-before-registration'
   | 'write-refused'
-  | 'discarded';
+  | 'discarded'
+  | 'merged'
+  | 'pull-request-closed';
 
 /** Who suspended a target: its configuration (`suspend: true`) or an operator (`POST …/suspend`). */
 export type SuspendedBy = 'configuration' | 'operator';
@@ -170,7 +172,27 @@ export type BranchFact =
   | Fact<'OutcomeProjected', { saveId: string }>
   | Fact<'ReceiptsForgotten', { saveIds: string[] }>
   | Fact<'RemoteObservationRequested', { observation: string }>
-  | Fact<'RemoteObserved', { observation: string; head?: string }>;
+  | Fact<'RemoteObserved', { observation: string; head?: string }>
+  | Fact<'PublishModeChanged', { publish: 'push' | 'propose' }>
+  /** A save's commit landed on the proposed branch; it is proposed once the pull request shows it. */
+  | Fact<'SavePushedForProposal', { saveId: string; writeId: string; commit: string }>
+  | Fact<'SaveProposed', { saveId: string; pullRequest: { number: number; url: string } }>
+  | Fact<'PullRequestCallPlanned', { request: string; action: 'sync' | 'read' }>
+  | Fact<'PullRequestCallFailed', { request: string; cause: string; retryAt: string }>
+  | Fact<
+      'PullRequestOpen',
+      { request: string; pullRequest: { number: number; url: string }; synced: boolean; nextAt: string }
+    >
+  | Fact<
+      'PullRequestEnded',
+      {
+        request: string;
+        pullRequest: { number: number; url: string };
+        state: 'merged' | 'closed';
+        mergeCommit?: string;
+        restart: boolean;
+      }
+    >;
 
 /** Narrows `BranchFact` to one type. */
 export type FactOf<T extends BranchFact['type']> = Extract<BranchFact, { type: T }>;

@@ -43,6 +43,7 @@ export {
   type NotRecordedView,
   notRecordedView,
 } from './not-recorded';
+export { type PullRequestView, pullRequestView } from './proposal';
 export { type PruneMode, pruneModeSchema } from './prune-mode';
 export type { FailedOutcome, PublicationOutcome } from './publication-outcome';
 export {

@@ -216,6 +216,9 @@ export interface SaveRecord {
   writeId?: string;
   outcome?: SaveOutcome;
   commit?: string;
+  /** publish: propose: the save's commit on the proposed branch, and the pull request showing it. */
+  proposedCommit?: string;
+  pullRequest?: { number: number; url: string };
   cause?: string;
   resolvedAt?: string;
   projectedAt?: string;
@@ -235,7 +238,8 @@ export type DeadlinePurpose =
   | 'publication-retry'
   | 'parent-probe'
   | 'receipt-expiry'
-  | 'attribution-wait';
+  | 'attribution-wait'
+  | 'pull-request';
 
 /** A recorded deadline; a firing of an older generation is a no-op. */
 export interface Deadline {

@@ -45,9 +45,15 @@ export function recordPublicationResult(
         head: result.head,
         evidence: result.outcome === 'published' ? 'pushed' : 'remote-settled',
       });
+      const proposing = decision.state.proposal !== undefined;
       for (const write of writes) {
         const sha = commits[write.id] ?? null;
         for (const saveId of write.saveIds) {
+          // a proposed commit is the save's answer only once its pull request is merged
+          if (proposing && sha !== null) {
+            record(decision, { type: 'SavePushedForProposal', saveId, writeId: write.id, commit: sha });
+            continue;
+          }
           record(decision, {
             type: 'SaveResolved',
             saveId,

@@ -3,7 +3,14 @@
  * CommitRequest's `.status` show them. A leaf of its own so that the Kubernetes adapter can validate
  * the status it projects without depending on the branch state machine.
  */
-export const SAVE_PHASES = ['WaitingForWindow', 'CollectingWindow', 'WaitingForPush', 'Resolved'] as const;
+export const SAVE_PHASES = [
+  'WaitingForWindow',
+  'CollectingWindow',
+  'WaitingForPush',
+  // publish: propose: the save's commit is in an open pull request, not yet merged
+  'Proposed',
+  'Resolved',
+] as const;
 export const SAVE_OUTCOMES = [
   'Committed',
   'AlreadyPresent',
@@ -11,6 +18,8 @@ export const SAVE_OUTCOMES = [
   'WindowMismatch',
   'Withdrawn',
   'Failed',
+  // publish: propose: the pull request that held the save's commit was closed without merging
+  'PullRequestClosed',
 ] as const;
 
 /** A save's progress, as the API reports it. */

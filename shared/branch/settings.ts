@@ -40,6 +40,8 @@ export const branchLimitsSchema = z.strictObject({
    * byte cap, and a window's write must fit one durable message. Absent in states stored before.
    */
   windowChanges: z.number().int().positive().finite().optional(),
+  /** How often an open pull request is read (publish: propose; 30 s). Absent in states stored before. */
+  pullRequestPollMs: durationMs.min(1000).optional(),
 });
 export type BranchLimits = z.infer<typeof branchLimitsSchema>;
 

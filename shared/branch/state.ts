@@ -10,6 +10,7 @@ import type {
   WriteOrigin,
 } from './model';
 import type { NotRecordedTally } from './not-recorded';
+import type { ProposalState } from './proposal';
 import type { MinuteCounts, RecentCommit } from './record-activity';
 import { type BranchLimits, DEFAULT_LIMITS, type TargetSettings } from './settings';
 
@@ -120,8 +121,9 @@ export interface BranchState {
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
    * references name the target), and changes refused on arrival counted in `refused` (`object`), and scoped operations
    * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes, and what changed: the
-   * branch's `recentCommits` and each target's changes per minute (`activity`), and the combined
-   * feeds' held changes and recorded objects (`attribution`).
+   * branch's `recentCommits` and each target's changes per minute (`activity`), the combined
+   * feeds' held changes and recorded objects (`attribution`), and a proposing branch's pull request
+   * (`proposal`) and its saves' `Proposed` phase.
    */
   version: 4;
   limits: BranchLimits;
@@ -157,6 +159,8 @@ export interface BranchState {
   activity?: Record<string, MinuteCounts>;
   /** Changes held for their audit record, and the objects recorded recently; absent until the first. */
   attribution?: AttributionState;
+  /** The pull request the branch's commits are proposed in (`publish: propose`); absent on a branch that pushes. */
+  proposal?: ProposalState;
 }
 
 /** Where `BranchState.deadlines` keeps the deadline of `purpose` for `owner`: one per pair. */

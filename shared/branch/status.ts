@@ -174,6 +174,8 @@ export interface SaveView {
   phase: SavePhase;
   outcome?: SaveOutcome;
   commit?: string;
+  /** publish: propose: the pull request that shows (or showed) the save's commit. */
+  pullRequest?: { number: number; url: string };
   message?: string;
   request?: SaveRequestRef;
   conditions: Condition[];
@@ -204,8 +206,11 @@ function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Con
     const since = save.registeredAt;
     const held =
       save.phase === 'WaitingForPush'
-        ? (failingMessage(state, atMs) ?? 'waiting for publication')
-        : save.phase;
+        ? (failingMessage(state, atMs) ??
+          (save.proposedCommit ? 'waiting for its pull request to be opened' : 'waiting for publication'))
+        : save.phase === 'Proposed'
+          ? `proposed in pull request #${save.pullRequest?.number ?? '?'} (${save.pullRequest?.url ?? ''}), waiting for it to be merged`
+          : save.phase;
     return [
       condition('Ready', 'False', save.phase, held, since),
       condition('Reconciling', 'True', save.phase, held, since),
@@ -239,7 +244,10 @@ function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Con
       const message =
         outcome === 'Withdrawn'
           ? 'the save was withdrawn before it attached'
-          : (save.cause ?? 'the save failed');
+          : (save.cause ??
+            (outcome === 'PullRequestClosed'
+              ? 'its pull request was closed without merging'
+              : 'the save failed'));
       return [
         condition('Ready', 'False', outcome, message, at),
         condition('Reconciling', 'False', outcome, '', at),
@@ -285,6 +293,7 @@ export function saveStatus(
   };
   if (save.outcome) view.outcome = save.outcome;
   if (save.commit) view.commit = save.commit;
+  if (save.pullRequest) view.pullRequest = save.pullRequest;
   if (save.message) view.message = save.message;
   if (save.request) view.request = save.request;
   return view;

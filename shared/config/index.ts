@@ -28,6 +28,7 @@ export {
   type SourceConfig,
   type TargetConfig,
   type WebhookSourceConfig,
+  writeBranchOf,
 } from './schema';
 export { Secret } from './secret';
 export { readTlsSetting, type TlsSetting } from './tls-setting';

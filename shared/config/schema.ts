@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { BRANCH_SNAPSHOT_PARTS_MAX, SNAPSHOT_PARTS_MAX, SNAPSHOT_RECORD_PARTS } from '../api/snapshot-parts';
 import { MAX_ATTRIBUTION_WAIT_MS } from '../branch/settings';
+import type { ForgeKind } from '../git/forges/forge';
+import { ForgeLocationUnknown } from '../git/forges/forge-errors';
+import { locateRepository } from '../git/forges/locate-repository';
 import { anchored, DEFAULT_AUTHOR_MAPPING, isEmailAddress } from '../resources/commit-author';
 import { AUDIT_CATEGORIES } from '../resources/diagnostic-records';
 import { exclusionSchema } from '../resources/exclusion';
@@ -83,6 +86,14 @@ const repositoryUrl = z.string().superRefine((url, ctx) => {
 });
 
 /** Which fields each kind of Git credentials takes (docs/configuration.md, "Git credentials"). */
+/** A host's REST API base URL: the token goes there, so never in clear across the network. */
+const apiUrl = z
+  .string()
+  .refine(
+    (url) => URL.canParse(url) && mayCarryCredential(new URL(url)),
+    'must be an https:// URL (http:// only to a loopback host)',
+  );
+
 const AUTH_FIELDS = {
   static: { required: [], optional: ['username', 'tokenEnv', 'tokenFile'] },
   'azure-identity': { required: [], optional: ['clientId'] },
@@ -126,13 +137,7 @@ const repositoryAuth = z
     installationId: numericId.optional(),
     privateKeyEnv: envVar.optional(),
     /** GitHub Enterprise Server: `https://<host>/api/v3`. */
-    apiUrl: z
-      .string()
-      .refine(
-        (url) => URL.canParse(url) && mayCarryCredential(new URL(url)),
-        'must be an https:// URL (http:// only to a loopback host)',
-      )
-      .optional(),
+    apiUrl: apiUrl.optional(),
   })
   .superRefine((value, ctx) => {
     const fields = AUTH_FIELDS[value.kind];
@@ -213,12 +218,22 @@ const signing = z
       ctx.addIssue({ code: 'custom', message: 'must name the key with exactly one of keyEnv and keyFile' });
   });
 
+/**
+ * The host whose pull requests a propose target opens (docs/pull-requests.md): read from the URL
+ * for github.com, dev.azure.com and gitlab.com, named here for any other host.
+ */
+const forge = z.strictObject({
+  kind: z.enum(['github', 'azure-repos', 'gitlab', 'gitea']),
+  apiUrl: apiUrl.optional(),
+});
+
 const repository = z
   .strictObject({
     name,
     url: repositoryUrl,
     auth: repositoryAuth.optional(),
     signing: signing.optional(),
+    forge: forge.optional(),
     committer: z
       .strictObject({ name: z.string().min(1).max(256), email: z.string().min(3).max(256).includes('@') })
       .prefault({ name: 'kubescribe', email: 'kubescribe@localhost' }),
@@ -309,8 +324,30 @@ const target = z
      * Hubs together"); `0s` commits it at once. Default `2m`.
      */
     attributionWait: duration(MAX_ATTRIBUTION_WAIT_MS, '10m').optional(),
+    /**
+     * `push` (the default): commits land on `branch`; `propose`: they land on `proposeBranch` and one
+     * pull request proposes them to `branch` (docs/pull-requests.md).
+     */
+    publish: z.enum(['push', 'propose']).prefault('push'),
+    proposeBranch: branch.optional(),
   })
   .superRefine((value, ctx) => {
+    if (value.publish === 'propose') {
+      if (value.parentBranch !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['parentBranch'],
+          message: 'does not apply with publish: propose (the proposed branch starts from branch)',
+        });
+      if (value.proposeBranch === value.branch)
+        ctx.addIssue({ code: 'custom', path: ['proposeBranch'], message: 'must differ from branch' });
+    } else if (value.proposeBranch !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['proposeBranch'],
+        message: 'applies with publish: propose only',
+      });
+    }
     if (value.paths !== 'portable') return;
     // the target's own folder must be portable too, and leave room for the deepest object's path
     const portable =
@@ -402,6 +439,10 @@ const limits = z
       .max(BRANCH_SNAPSHOT_PARTS_MAX)
       .prefault(BRANCH_SNAPSHOT_PARTS_MAX),
     repositoryConcurrency: z.number().int().min(1).max(64).prefault(2),
+    /** How often an open pull request is read to see it merged or closed (docs/pull-requests.md). */
+    pullRequestPoll: duration(DAY_MS, '24h')
+      .prefault('30s')
+      .refine((ms) => ms >= 1000, 'must be at least 1s'),
   })
   .prefault({})
   .superRefine((value, ctx) => {
@@ -441,6 +482,7 @@ const limits = z
     snapshotParts: value.snapshotParts,
     branchSnapshotParts: value.branchSnapshotParts,
     repositoryConcurrency: value.repositoryConcurrency,
+    pullRequestPollMs: value.pullRequestPoll,
   }));
 
 const server = z
@@ -588,9 +630,47 @@ export const configFileSchema = z
         }
       });
     });
+    config.targets.forEach((t, index) => {
+      const repository = config.repositories.find((r) => r.name === t.repository);
+      if (t.publish !== 'propose' || !repository) return;
+      const problem = proposalProblem(repository);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['targets', index, 'publish'], message: problem });
+    });
     const urlOf = new Map(config.repositories.map((r) => [r.name, r.url]));
-    overlappingPaths(config.targets, (name) => urlOf.get(name) ?? name, ctx);
+    overlappingPaths(
+      config.targets.map((t) => ({ ...t, branch: writeBranchOf(t) })),
+      (name) => urlOf.get(name) ?? name,
+      ctx,
+    );
   });
+
+/**
+ * Why a target cannot propose on `repository`, if it cannot: its pull requests are opened on the
+ * repository's host, through its REST API, with the repository's own credentials.
+ */
+function proposalProblem(repository: {
+  name: string;
+  url: string;
+  auth?: unknown;
+  forge?: { kind: ForgeKind; apiUrl?: string | undefined } | undefined;
+}): string | undefined {
+  if (!isRemoteUrl(repository.url))
+    return `propose needs a repository on a Git host: repository "${repository.name}" is a local path`;
+  if (repository.auth === undefined)
+    return `propose needs the repository's credentials for its host's API: repository "${repository.name}" has no auth`;
+  try {
+    const forge = repository.forge;
+    locateRepository(
+      repository.url,
+      forge
+        ? { kind: forge.kind, ...(forge.apiUrl !== undefined ? { apiUrl: forge.apiUrl } : {}) }
+        : undefined,
+    );
+    return undefined;
+  } catch (error) {
+    return error instanceof ForgeLocationUnknown ? `propose: ${error.data.reason}` : String(error);
+  }
+}
 
 function unique(items: { name: string }[], field: string, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -641,6 +721,26 @@ export type RepositorySigning = NonNullable<RepositoryConfig['signing']>;
 /** A repository's Git credentials, by kind. */
 export type RepositoryAuth = NonNullable<RepositoryConfig['auth']>;
 export type TargetConfig = KubescribeConfig['targets'][number];
+
+/** The branch a propose target proposes its commits from when it names none. */
+export function defaultProposeBranch(target: string): string {
+  return `kubescribe/${target}`;
+}
+
+/**
+ * The branch a target's commits land on: its `branch`, or with `publish: propose` the branch its
+ * pull request proposes (`proposeBranch`, `kubescribe/<target>` by default).
+ */
+export function writeBranchOf(target: {
+  name: string;
+  branch: string;
+  publish?: 'push' | 'propose';
+  proposeBranch?: string | undefined;
+}): string {
+  return target.publish === 'propose'
+    ? (target.proposeBranch ?? defaultProposeBranch(target.name))
+    : target.branch;
+}
 export type SourceConfig = KubescribeConfig['sources'][number];
 export type WebhookSourceConfig = Extract<SourceConfig, { kind: 'webhook' }>;
 export type EventHubSourceConfig = Extract<SourceConfig, { kind: 'eventHub' }>;

@@ -12,6 +12,7 @@ import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
 import type { Advertisement, RemoteSession } from './remote-session';
+import { replayOnParent } from './replay-on-parent';
 import type { CommitSigner } from './signing/commit-signer';
 import {
   BranchNameSchema,
@@ -29,6 +30,16 @@ const PublishInputSchema = z
     remote: GitRemoteSchema,
     branch: BranchNameSchema,
     parentBranch: BranchNameSchema.optional(),
+    /**
+     * Build on `parentBranch`'s head even where `branch` exists, and replace it (a compare-and-swap
+     * against its tip): a proposed branch whose pull request ended starts again from its base.
+     */
+    restartFromParent: z.boolean().default(false),
+    /**
+     * When `parentBranch` moved past where `branch`'s own commits start, make them again on its
+     * head before the writes (a proposed branch whose base moved: `replayOnParent`).
+     */
+    replayOnParent: z.boolean().default(false),
     // each write is checked on its own below: one that can never be published is refused, not thrown
     writes: z.array(z.looseObject({ id: GitWriteSchema.shape.id })).min(1),
     cacheDir: z.string().min(1),
@@ -81,18 +92,26 @@ function checkWrites(
   return { writes: valid };
 }
 
-/** Where the writes start: the branch's tip, else its parent's (or the default branch's), else nothing. */
+/**
+ * Where the writes start: the branch's tip, else its parent's (or the default branch's), else
+ * nothing. `replaces`: the tip of the branch a restart replaces (null: there is none).
+ */
 type Start =
-  | { base: string | null; source: string; branchExists: boolean }
+  | { base: string | null; source: string; branchExists: boolean; replaces?: string | null }
   | { parentMissing: string | null };
 
-function startingPoint(ad: Advertisement, branch: string, parentBranch: string | undefined): Start {
+function startingPoint(
+  ad: Advertisement,
+  branch: string,
+  parentBranch: string | undefined,
+  restart: boolean,
+): Start {
   const tip = ad.heads.get(branch);
-  if (tip) return { base: tip, source: branch, branchExists: true };
+  if (tip && !restart) return { base: tip, source: branch, branchExists: true };
   if (parentBranch) {
     const parent = ad.heads.get(parentBranch);
     return parent
-      ? { base: parent, source: parentBranch, branchExists: false }
+      ? { base: parent, source: parentBranch, branchExists: false, replaces: tip ?? null }
       : { parentMissing: parentBranch };
   }
   const fallback = ad.defaultBranch ? ad.heads.get(ad.defaultBranch) : undefined;
@@ -208,6 +227,8 @@ async function publishAttempts({
   session,
   branch,
   parentBranch,
+  restartFromParent,
+  replayOnParent: replayOwnCommits,
   writes,
   maxAttempts,
   historyDepth,
@@ -227,15 +248,18 @@ async function publishAttempts({
   let lastMove = '';
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
   // compare-and-swap, so a wrong guess costs one rejected POST and is not counted as an attempt.
-  let guess = await session.knownTip({ branch });
+  // a restart or a replay needs the parent's head: the listing, never a guess
+  let guess = restartFromParent || replayOwnCommits ? null : await session.knownTip({ branch });
   // a listing taken after a refused push: the next attempt starts from it instead of asking again
   let listed: Advertisement | null = null;
   let filesObtained = false;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     progress.step = 'advertise';
-    const start: Start = guess
-      ? { base: guess, source: branch, branchExists: true }
-      : startingPoint(listed ?? (await session.advertise({ step: 'advertise' })), branch, parentBranch);
+    const listing = guess ? null : (listed ?? (await session.advertise({ step: 'advertise' })));
+    const start: Start = listing
+      ? startingPoint(listing, branch, parentBranch, restartFromParent)
+      : { base: guess, source: branch, branchExists: true };
+    const parentHead = replayOwnCommits && parentBranch ? (listing?.heads.get(parentBranch) ?? null) : null;
     const guessed = guess !== null;
     guess = null;
     listed = null;
@@ -251,6 +275,8 @@ async function publishAttempts({
       continue;
     }
     const base = obtained?.tip ?? null;
+    // where the branch is before this push: what the compare-and-swap and the probes expect
+    const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
     const cache = {};
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
@@ -265,16 +291,41 @@ async function publishAttempts({
         })
       : new Map<string, string>();
     const store = createObjectStore();
-    const baseTree = base ? (await readCommitSummary(gitdir, base, cache)).tree : null;
+    const readTree = (oid: string) => readCheckedTree(gitdir, oid, cache);
+    // a lost reply is settled on the branch as it is before anything is replayed
+    let replayed: { head: string; tree: string } | undefined;
+    if (parentHead && parentBranch && branchExists && base && landed.size === 0) {
+      progress.step = 'fetch';
+      try {
+        await session.obtain({ branch: parentBranch, tip: parentHead });
+      } catch (error) {
+        if (!(error instanceof GitTipMoved)) throw error;
+        lastMove = error.message;
+        continue;
+      }
+      replayed = await replayOnParent({
+        gitdir,
+        tip: base,
+        onto: parentHead,
+        committer: `${writes[0]!.committer.name} <${writes[0]!.committer.email}>`,
+        depth: historyDepth,
+        cache,
+        readTree,
+        store,
+        signer,
+      });
+    }
+    const buildBase = replayed?.head ?? base;
+    const baseTree = replayed?.tree ?? (base ? (await readCommitSummary(gitdir, base, cache)).tree : null);
     const built = await buildCommits({
-      base,
+      base: buildBase,
       baseTree,
       writes,
       landed,
       store,
       maxObjectBytes,
       signer,
-      readTree: (oid) => readCheckedTree(gitdir, oid, cache),
+      readTree,
       readBlob: async (oid) => {
         try {
           return (await git.readBlob({ fs, gitdir, oid, cache })).blob;
@@ -303,14 +354,14 @@ async function publishAttempts({
       settledByRemoteEvidence,
       attempts: attempt,
     });
-    if (built.created === 0) {
+    if (built.created === 0 && !replayed) {
       return published(base, settled);
     }
     const head = built.head!;
     progress.step = 'push';
     let outcome: Awaited<ReturnType<RemoteSession['push']>>;
     try {
-      outcome = await session.push({ branch, oldOid: branchExists ? base : null, newOid: head, store });
+      outcome = await session.push({ branch, oldOid: before, newOid: head, store });
     } catch (error) {
       // out of time or cancelled as a whole: no probe (the next publication settles it by trailers)
       if (deadline.aborted) throw error;
@@ -322,7 +373,7 @@ async function publishAttempts({
       if (tip === head) {
         return published(head, true);
       }
-      if (probed && tip !== (branchExists ? base : null)) {
+      if (probed && tip !== before) {
         lastMove = 'the remote moved after a push whose reply was lost';
         listed = probed;
         continue; // the next attempt finds our writes by their trailers, or rebuilds them
@@ -344,7 +395,7 @@ async function publishAttempts({
       // the answer was an error, but our head is the branch's: it landed
       return published(head, true);
     }
-    if (outcome.kind === 'moved' || (probed && tip !== (branchExists ? base : null))) {
+    if (outcome.kind === 'moved' || (probed && tip !== before)) {
       lastMove = outcome.cause;
       if (guessed) attempt--;
       listed = probed;

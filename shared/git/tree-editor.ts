@@ -21,6 +21,8 @@ type Dir = {
 
 export type TreeEditor = {
   put(segments: string[], content: string | Uint8Array): Promise<void>;
+  /** Puts a blob the remote already holds, by its SHA and mode (a commit replayed on another parent). */
+  putBlob(segments: string[], oid: string, mode: string): Promise<void>;
   remove(segments: string[]): Promise<void>;
   /** Every file under a folder, as repository-relative paths. */
   listFiles(segments: string[]): Promise<string[]>;
@@ -222,6 +224,16 @@ export function createTreeEditor({
       if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
       const mode = existing?.type === 'blob' ? existing.mode : '100644';
       entries.set(name, { mode, oid: store.add('blob', contentBytes(content)), type: 'blob' });
+      dir.touched.add(name);
+    },
+    async putBlob(segments, oid, mode) {
+      const dir = (await parentOf(segments, true))!;
+      const entries = await load(dir);
+      const name = segments.at(-1)!;
+      const existing = entries.get(name);
+      if (existing?.type === 'blob' && existing.oid === oid && existing.mode === mode) return;
+      if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
+      entries.set(name, { mode, oid, type: 'blob' });
       dir.touched.add(name);
     },
     async remove(segments) {

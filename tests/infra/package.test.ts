@@ -132,6 +132,7 @@ describe(`given the extracted zip, when the Functions Node worker's way loads it
         'v1-branch (httpTrigger)',
         'v1-branch-discard (httpTrigger)',
         'publish (activityTrigger)',
+        'pull-request (activityTrigger)',
         'read-remote (activityTrigger)',
         'project-status (activityTrigger)',
         'branch (entityTrigger)',

@@ -100,6 +100,13 @@ async function land(
     ...(credentials ? { credentials } : {}),
     branch: input.branch,
     ...(inFlight.effect.parentBranch ? { parentBranch: inFlight.effect.parentBranch } : {}),
+    // a proposed branch starts again from its base after its pull request ended, and is replayed on
+    // its base when the base moved under the open one
+    ...(inFlight.effect.restart
+      ? { restartFromParent: true }
+      : state?.branch.proposal
+        ? { replayOnParent: true }
+        : {}),
     writes,
     cacheDir: gitCacheDir(env, runtime.loaded.dataDir, input.branchKey),
     signer: runtime.loaded.secrets.repositorySigners?.[repository.name],

@@ -116,6 +116,20 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
     return el('span', {}, [commit, el('span', { text: ' at ' + time(push.at) })]);
   }
 
+  function pullRequestText(pr) {
+    var parts = [];
+    if (pr.open) {
+      parts.push(el('a', { href: pr.open.url, rel: 'noopener noreferrer', target: '_blank', text: '#' + pr.open.number }));
+      parts.push(el('span', { text: ' open' + (pr.unproposed ? ', a push not yet shown' : '') }));
+    } else {
+      parts.push(el('span', { text: pr.unproposed ? 'opening' : 'none open' }));
+    }
+    if (pr.ended)
+      parts.push(el('span', { class: 'muted', text: '; last #' + pr.ended.number + ' ' + pr.ended.state + ' ' + time(pr.ended.at) }));
+    if (pr.lastError) parts.push(el('span', { text: '; the host failed: ' + pr.lastError.message }));
+    return el('span', {}, parts);
+  }
+
   function savesTable(saves) {
     if (saves.items.length === 0) return el('p', { class: 'muted', text: 'No saves kept.' });
     var rows = saves.items.map(function (save) {
@@ -327,7 +341,15 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
         field('retryAt', 'Retry at', time(pub.retryAt), pub.retryAt),
         field('lastError', 'Last error', pub.lastError || '—'),
         field('lastPush', 'Last push', pushLink(pub.lastPush)),
-      ]),
+      ].concat(
+        // a target that proposes (publish: propose): the branch it pushes to and its pull request
+        status.pullRequest
+          ? [
+              field('proposeBranch', 'Proposed from', status.proposeBranch),
+              field('pullRequest', 'Pull request', pullRequestText(status.pullRequest)),
+            ]
+          : [],
+      )),
       conditions.length ? el('ul', { class: 'conditions' }, conditions) : null,
       pub.retryAt ? retryPanel(summary.name) : null,
       el('h3', { text: 'What changed' }),

@@ -31,7 +31,7 @@ export async function keepDrivers(runtime: AppRuntime, port: DriverKeeperPort): 
     branches.set(target.branch.key, {
       branchKey: target.branch.key,
       repository: target.repository.name,
-      branch: target.config.branch,
+      branch: target.branch.branch,
     });
   }
   const revived: string[] = [];

@@ -6,6 +6,7 @@ export type DriverStep =
   | { type: 'publish'; effect: PublicationSummary }
   | { type: 'probe-parent'; effect: Extract<BranchEffect, { type: 'probe-parent' }> }
   | { type: 'observe-remote'; effect: Extract<BranchEffect, { type: 'observe-remote' }> }
+  | { type: 'pull-request'; effect: Extract<BranchEffect, { type: 'pull-request' }> }
   | { type: 'project'; effects: Extract<BranchEffect, { type: 'project' }>[] }
   | { type: 'sleep'; until: string; reason: 'deadline' | 'heartbeat' };
 
@@ -20,7 +21,7 @@ export const PROJECTION_RETRY_MS = 30 * 1000;
 
 /**
  * The driver's next step: Git work first (one activity at a time, publication before probes and
- * observations), then status projections unless they are deferred after a failure, else sleep
+ * observations), then the call to the host a proposing branch owes, then status projections unless they are deferred after a failure, else sleep
  * until the earliest deadline, the end of the projection deferral, or the heartbeat.
  */
 export function nextDriverStep(
@@ -33,6 +34,8 @@ export function nextDriverStep(
   if (probe) return { type: 'probe-parent', effect: probe };
   const observe = plan.effects.find((effect) => effect.type === 'observe-remote');
   if (observe) return { type: 'observe-remote', effect: observe };
+  const pullRequest = plan.effects.find((effect) => effect.type === 'pull-request');
+  if (pullRequest) return { type: 'pull-request', effect: pullRequest };
   const projections = plan.effects.filter((effect) => effect.type === 'project');
   const deferredUntil = options.projectionsDeferredUntil;
   const deferred = deferredUntil !== undefined && Date.parse(deferredUntil) > Date.parse(plan.at);

@@ -91,7 +91,7 @@ export function branchHandle(
         heldByBranch(operation, { requestId: newRequestId(branchKey), ...input }),
       ),
     wake: () =>
-      gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.config.branch }),
+      gateway.ensureDriver({ branchKey, repository: target.repository.name, branch: target.branch.branch }),
     withdraw: (saveId, at) => gateway.withdraw({ branchKey, saveId, at, target: target.config.name }),
   };
 }

@@ -6,6 +6,7 @@ import {
   type PublicationStatus,
   pendingPaths,
   publicationStatus,
+  pullRequestView,
   refusedWrites,
   suspensionOf,
   targetSaves,
@@ -57,6 +58,9 @@ export async function listTargets({ runtime, gateway }: Deps, request: RouteRequ
       retryAt: status?.retryAt ?? null,
       intakePaused: status?.intakePaused ?? false,
       lastPush: lastPushView(target, status),
+      ...(target.config.publish === 'propose'
+        ? { pullRequest: (state ? pullRequestView(state.branch)?.open : undefined) ?? null }
+        : {}),
       status: `/api/v1/targets/${target.config.name}`,
     };
   });
@@ -80,6 +84,17 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
       target: target.config.name,
       repository: repositoryForDisplay(target.repository.url),
       branch: target.config.branch,
+      ...(target.config.publish === 'propose'
+        ? {
+            proposeBranch: target.branch.branch,
+            pullRequest: (state ? pullRequestView(state.branch) : undefined) ?? {
+              open: null,
+              ended: null,
+              unproposed: false,
+              lastError: null,
+            },
+          }
+        : {}),
       path: target.config.path,
       conditions: [
         ...(status?.conditions ?? []),

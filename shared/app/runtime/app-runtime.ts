@@ -1,6 +1,6 @@
 import type { AuthMode, AuthorizedSource } from '../../api/auth';
 import type { BranchCommand } from '../../branch';
-import type { LoadedConfig, RepositoryConfig, TargetConfig } from '../../config';
+import { type LoadedConfig, type RepositoryConfig, type TargetConfig, writeBranchOf } from '../../config';
 import type { PayloadStore } from '../../payloads';
 import type { KeyEscrowStore } from '../../payloads/key-escrow-store';
 import type { NormalizeTarget } from '../../resources';
@@ -103,7 +103,7 @@ export function createAppRuntime({
     targets.set(target.name, {
       config: target,
       repository,
-      branch: branchKeyFor(repository.url, target.branch),
+      branch: branchKeyFor(repository.url, writeBranchOf(target)),
       sensitiveResources: config.sensitiveResources,
       authors: config.authors,
       ...(encryption
@@ -167,6 +167,7 @@ export function settingsCommands(runtime: AppRuntime, target: ResolvedTarget, at
         retryInitialMs: limits.retry.initialMs,
         retryMaxMs: limits.retry.maxMs,
         pushCooldownMs: limits.pushCooldownMs,
+        pullRequestPollMs: limits.pullRequestPollMs,
       },
     },
     {
@@ -176,9 +177,12 @@ export function settingsCommands(runtime: AppRuntime, target: ResolvedTarget, at
       path: target.config.path,
       window: target.config.window,
       prune: target.config.prune,
-      parentBranch: target.config.parentBranch ?? null,
+      // a proposed branch starts from the branch its pull request merges into
+      parentBranch:
+        target.config.publish === 'propose' ? target.config.branch : (target.config.parentBranch ?? null),
       suspend: target.config.suspend,
       attributionWaitMs: target.attributionWaitMs ?? 0,
+      publish: target.config.publish,
     },
   ];
 }

@@ -10,6 +10,7 @@ export const WITHDRAW_SAVE = 'withdraw-save';
 export const PUBLISH_ACTIVITY = 'publish';
 export const READ_REMOTE_ACTIVITY = 'read-remote';
 export const PROJECT_STATUS_ACTIVITY = 'project-status';
+export const PULL_REQUEST_ACTIVITY = 'pull-request';
 export const WAKE_EVENT = 'wake';
 export const DRIVER_KEEPER = 'driver-keeper';
 
@@ -21,7 +22,7 @@ export const DRIVER_KEEPER = 'driver-keeper';
  * (docs/upgrades.md). Two dotted numbers, so the engine compares it as a System.Version; raise it
  * with every change to that code. A test pins the code to it.
  */
-export const DRIVER_VERSION = '4.0';
+export const DRIVER_VERSION = '4.1';
 
 /** The durable instance id of a branch's driver orchestration (one per branch: starting it twice is a no-op). */
 export function driverInstanceId(branchKey: string): string {

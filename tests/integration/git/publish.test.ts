@@ -1,5 +1,6 @@
 import { GitPublishInputInvalid } from '../../../shared/git/errors';
 import { publish } from '../../../shared/git/publish';
+import { commitAsAnotherWriter } from '../../support/app/branch-observations';
 import { aWrite } from '../../support/git/a-write';
 import { runGit } from '../../support/git/run-git';
 import { fsck, type GitWorld, logOf, showFile, startGitWorld } from './git-fixture';
@@ -382,6 +383,187 @@ describe('publishing pending writes over smart HTTP', () => {
       await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'main'] }),
     );
     await fsck(gitdir);
+  });
+
+  it('restarts a proposed branch from its parent: the new commit sits on the parent head and replaces the old branch (a compare-and-swap against its tip)', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    // the proposed branch's earlier pull request was merged: main moved past it
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      writes: [aWrite({ id: 'old', files: { 'old.yaml': 'old\n' } })],
+      cacheDir,
+    });
+    const merged = await runGit({
+      args: [
+        '--git-dir',
+        gitdir,
+        'commit-tree',
+        'kubescribe/prod^{tree}',
+        '-p',
+        'main',
+        '-p',
+        'kubescribe/prod',
+        '-m',
+        'Merge',
+      ],
+    });
+    await runGit({ args: ['--git-dir', gitdir, 'update-ref', 'refs/heads/main', merged] });
+    const oldTip = await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod'] });
+
+    const restarted = await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      restartFromParent: true,
+      writes: [aWrite({ id: 'new', files: { 'new.yaml': 'new\n' } })],
+      cacheDir,
+    });
+
+    expect(restarted).toMatchObject({ kind: 'published' });
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~1'] })).toBe(merged);
+    expect(
+      await runGit({
+        args: ['--git-dir', gitdir, 'merge-base', '--is-ancestor', oldTip, 'kubescribe/prod'],
+      }).then(
+        () => 'ancestor',
+        () => 'replaced',
+      ),
+    ).toBe('ancestor'); // the merge commit holds the old tip: nothing of it is lost
+    expect(
+      await runGit({ args: ['--git-dir', gitdir, 'rev-list', '--count', 'main..kubescribe/prod'] }),
+    ).toBe('1');
+    await fsck(gitdir);
+  });
+
+  it('a restart after a pull request closed without merge leaves the base head and the new commit only', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      writes: [aWrite({ id: 'old', files: { 'old.yaml': 'old\n' } })],
+      cacheDir,
+    });
+    // a closed pull request's branch: main never took it
+    const restarted = await publish({
+      remote: { kind: 'http', url },
+      branch: 'kubescribe/prod',
+      parentBranch: 'main',
+      restartFromParent: true,
+      writes: [aWrite({ id: 'new', files: { 'new.yaml': 'new\n' } })],
+      cacheDir,
+    });
+
+    expect(restarted).toMatchObject({ kind: 'published' });
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~1'] })).toBe(
+      await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'main'] }),
+    );
+    expect(await runGit({ args: ['--git-dir', gitdir, 'ls-tree', '--name-only', 'kubescribe/prod'] })).toBe(
+      'a.yaml\nnew.yaml',
+    );
+    await fsck(gitdir);
+  });
+
+  it("replays a proposed branch's own commits on its parent's new head, each once with its trailer and author, its files winning", async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n', 'shared.yaml': 'base\n' } });
+    const cacheDir = await world.cacheDir();
+    const onProposed = (id: string, files: Record<string, string>, restOf: object = {}) =>
+      publish({
+        remote: { kind: 'http', url },
+        branch: 'kubescribe/prod',
+        parentBranch: 'main',
+        replayOnParent: true,
+        writes: [aWrite({ id, files, ...restOf })],
+        cacheDir,
+      });
+    await onProposed('p1', { 'p1.yaml': 'one\n', 'shared.yaml': 'ours\n' });
+    await onProposed('p2', { 'p2.yaml': 'two\n' });
+    // the base moves: a person's merge of something else, touching the same file
+    const theirs = (
+      await commitAsAnotherWriter(
+        gitdir,
+        'main',
+        { 'shared.yaml': 'theirs\n', 'docs.md': 'theirs\n' },
+        'theirs',
+      )
+    ).trim();
+
+    const result = await onProposed('p3', { 'p3.yaml': 'three\n' });
+
+    expect(result).toMatchObject({ kind: 'published' });
+    const log = (
+      await runGit({ args: ['--git-dir', gitdir, 'log', '--format=%H %s', 'main..kubescribe/prod'] })
+    )
+      .trim()
+      .split('\n');
+    expect(log).toHaveLength(3);
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~3'] })).toBe(theirs);
+    const trailers = await runGit({
+      args: [
+        '--git-dir',
+        gitdir,
+        'log',
+        '--format=%(trailers:key=Kubescribe-Write,valueonly)',
+        'main..kubescribe/prod',
+      ],
+    });
+    expect(trailers.split('\n').filter(Boolean)).toEqual(['p3', 'p2', 'p1']);
+    expect(await showFile(gitdir, 'kubescribe/prod', 'shared.yaml')).toBe('ours');
+    expect(await showFile(gitdir, 'kubescribe/prod', 'docs.md')).toBe('theirs');
+    expect(await showFile(gitdir, 'kubescribe/prod', 'p1.yaml')).toBe('one');
+    const author = await runGit({
+      args: ['--git-dir', gitdir, 'log', '-1', '--format=%an <%ae>', 'kubescribe/prod~2'],
+    });
+    expect(author.trim()).toBe('Alice Example <alice@example.invalid>');
+    await fsck(gitdir);
+
+    // the base did not move since: the next publication only adds
+    const tip = await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod'] });
+    await onProposed('p4', { 'p4.yaml': 'four\n' });
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~1'] })).toBe(tip);
+  });
+
+  it("replays nothing below a commit kubescribe did not make on the proposed branch: a person's commit there stays", async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    const onProposed = (id: string, files: Record<string, string>) =>
+      publish({
+        remote: { kind: 'http', url },
+        branch: 'kubescribe/prod',
+        parentBranch: 'main',
+        replayOnParent: true,
+        writes: [aWrite({ id, files })],
+        cacheDir,
+      });
+    await onProposed('p1', { 'p1.yaml': 'one\n' });
+    const person = await runGit({
+      args: [
+        '--git-dir',
+        gitdir,
+        'commit-tree',
+        'kubescribe/prod^{tree}',
+        '-p',
+        'kubescribe/prod',
+        '-m',
+        'a fix by a person',
+      ],
+    });
+    await runGit({ args: ['--git-dir', gitdir, 'update-ref', 'refs/heads/kubescribe/prod', person] });
+    // kubescribe's next commit lands on the person's: the branch's own commits start above it
+    await onProposed('p2', { 'p2.yaml': 'two\n' });
+    const theirs = await runGit({
+      args: ['--git-dir', gitdir, 'commit-tree', 'main^{tree}', '-p', 'main', '-m', 'theirs'],
+    });
+    await runGit({ args: ['--git-dir', gitdir, 'update-ref', 'refs/heads/main', theirs] });
+
+    expect(await onProposed('p3', { 'p3.yaml': 'three\n' })).toMatchObject({ kind: 'published' });
+    // main does not hold the person's commit: nothing is replayed, and it stays on the branch
+    expect(await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'kubescribe/prod~2'] })).toBe(person);
+    expect(await showFile(gitdir, 'kubescribe/prod', 'p1.yaml')).toBe('one');
   });
 
   it('says the parent is missing when neither the branch nor its parent exist', async () => {

@@ -10,7 +10,11 @@ import type * as DurableNames from '../../../shared/app/runtime/durable-names';
 import type * as AppHostModule from './app-host';
 
 const ROOT = join(__dirname, '..', '..', '..');
-export const NEXT_DRIVER_VERSION = '4.1';
+/** One minor version above this release's driver (host.json's defaultVersion), whatever it is. */
+export const NEXT_DRIVER_VERSION = ((current: string) => {
+  const [major, minor] = current.split('.').map(Number);
+  return `${major}.${(minor ?? 0) + 1}`;
+})(JSON.parse(readFileSync(join(ROOT, 'host.json'), 'utf8')).extensions.durableTask.defaultVersion);
 
 /** The next release's stored-state module: reads every state this release reads, then upgrades it once more. */
 function nextStoredState(): typeof StoredState {

@@ -314,8 +314,11 @@ function drain(run: Run): void {
         step(run, { type: 'RecordProbeResult', at, probe: effect.probe, found: true });
       } else if (effect.type === 'observe-remote') {
         step(run, { type: 'RecordObservation', at, observation: effect.observation });
-      } else {
+      } else if (effect.type === 'project') {
         step(run, { type: 'RecordProjection', at, saveId: effect.saveId });
+      } else {
+        // these runs push; a pull request is asked of no host
+        throw new Error(`a pushing branch owed ${effect.type}`);
       }
       continue;
     }

@@ -8,6 +8,7 @@ import {
   type LoadedConfig,
   loadConfig,
   SettingsInvalid,
+  writeBranchOf,
 } from '../../../shared/config';
 
 const fixtures = join(__dirname, '../../fixtures/config');
@@ -47,6 +48,7 @@ describe('loading the configuration', () => {
       prune: 'OnEvent',
       window: { idleTimeoutMs: 5000, maxDurationMs: 60_000 },
       suspend: false,
+      publish: 'push',
     });
     expect(loaded.config.limits).toEqual({
       branchBufferBytes: 8 * 1024 * 1024,
@@ -58,6 +60,7 @@ describe('loading the configuration', () => {
       snapshotParts: 1000,
       branchSnapshotParts: 2000,
       repositoryConcurrency: 2,
+      pullRequestPollMs: 30_000,
     });
     expect(loaded.config.server).toEqual({
       host: '127.0.0.1',
@@ -257,6 +260,128 @@ describe('refusing a bad configuration with the field path', () => {
     expect(issues).toEqual([
       { path: 'targets[1].path', message: 'overlaps target "prod" on the same branch' },
     ]);
+  });
+
+  describe('a target that proposes (publish: propose)', () => {
+    const onGitHub = {
+      repositories: [
+        {
+          name: 'platform',
+          url: 'https://github.com/org/state.git',
+          auth: { username: 'x-access-token', tokenEnv: 'GIT_TOKEN' },
+        },
+      ],
+    };
+
+    it('given publish: propose when loaded then it writes kubescribe/<target>, proposed into branch, and polls every 30 s', async () => {
+      const { config } = await loadContent({
+        ...onGitHub,
+        targets: [{ name: 'prod', repository: 'platform', branch: 'main', publish: 'propose' }],
+      });
+      expect(config.targets[0]).toMatchObject({ branch: 'main', publish: 'propose' });
+      expect(writeBranchOf(config.targets[0]!)).toBe('kubescribe/prod');
+      expect(config.limits.pullRequestPollMs).toBe(30_000);
+    });
+
+    it('given two targets proposing from one branch with nested paths when loaded then the second is refused, and one proposing beside one pushing to the base is not', async () => {
+      const issues = await issuesOf({
+        ...onGitHub,
+        targets: [
+          {
+            name: 'prod',
+            repository: 'platform',
+            branch: 'main',
+            path: 'a',
+            publish: 'propose',
+            proposeBranch: 'review',
+          },
+          {
+            name: 'edge',
+            repository: 'platform',
+            branch: 'main',
+            path: 'a/b',
+            publish: 'propose',
+            proposeBranch: 'review',
+          },
+          { name: 'dev', repository: 'platform', branch: 'main', path: 'a' },
+        ],
+      });
+      expect(issues).toEqual([
+        { path: 'targets[1].path', message: 'overlaps target "prod" on the same branch' },
+      ]);
+    });
+
+    it.each([
+      [{ proposeBranch: 'main' }, 'targets[0].proposeBranch', 'must differ from branch'],
+      [{ proposeBranch: 'bad..name' }, 'targets[0].proposeBranch', 'must be a valid Git branch name'],
+      [{ parentBranch: 'release' }, 'targets[0].parentBranch', 'does not apply with publish: propose'],
+      [
+        { publish: 'push', proposeBranch: 'review' },
+        'targets[0].proposeBranch',
+        'applies with publish: propose only',
+      ],
+      [{ publish: 'pull' }, 'targets[0].publish', 'Invalid option'],
+    ])('given %j when loaded then %s is refused', async (fields, path, message) => {
+      const issues = await issuesOf({
+        ...onGitHub,
+        targets: [{ name: 'prod', repository: 'platform', branch: 'main', publish: 'propose', ...fields }],
+      });
+      expect(issues).toEqual([expect.objectContaining({ path, message: expect.stringContaining(message) })]);
+    });
+
+    it.each([
+      ['a local path', { url: '/srv/state.git' }, 'is a local path'],
+      ['no auth', { url: 'https://github.com/org/state.git', auth: undefined }, 'has no auth'],
+      ['an unknown host', { url: 'https://git.example.com/org/state.git' }, "set the target's forge.kind"],
+      [
+        'a GitLab URL with no group',
+        { url: 'https://git.example.com/state.git', forge: { kind: 'gitlab' } },
+        '{group}/{project}',
+      ],
+    ])(
+      'given a repository with %s when a target proposes then publish is refused, saying why',
+      async (_, repository, message) => {
+        const issues = await issuesOf({
+          repositories: [{ ...onGitHub.repositories[0], ...repository }],
+          targets: [{ name: 'prod', repository: 'platform', branch: 'main', publish: 'propose' }],
+        });
+        expect(issues).toEqual([{ path: 'targets[0].publish', message: expect.stringContaining(message) }]);
+      },
+    );
+
+    it('given a repository on its own host with forge.kind and apiUrl when a target proposes then it loads', async () => {
+      const { config } = await loadContent({
+        repositories: [
+          {
+            ...onGitHub.repositories[0],
+            url: 'https://git.example.com/group/state.git',
+            forge: { kind: 'gitlab', apiUrl: 'https://git.example.com/api/v4' },
+          },
+        ],
+        targets: [{ name: 'prod', repository: 'platform', branch: 'main', publish: 'propose' }],
+      });
+      expect(config.repositories[0]?.forge).toEqual({
+        kind: 'gitlab',
+        apiUrl: 'https://git.example.com/api/v4',
+      });
+    });
+
+    it('given a forge apiUrl in clear to another host when loaded then it is refused', async () => {
+      const issues = await issuesOf({
+        repositories: [
+          { ...onGitHub.repositories[0], forge: { kind: 'github', apiUrl: 'http://api.example.com' } },
+        ],
+        targets: [{ name: 'prod', repository: 'platform', branch: 'main' }],
+      });
+      expect(issues).toEqual([
+        { path: 'repositories[0].forge.apiUrl', message: expect.stringContaining('must be an https:// URL') },
+      ]);
+    });
+
+    it('given a poll interval under a second when loaded then it is refused', async () => {
+      const issues = await issuesOf({ ...minimal, limits: { pullRequestPoll: '500ms' } });
+      expect(issues).toEqual([{ path: 'limits.pullRequestPoll', message: 'must be at least 1s' }]);
+    });
   });
 
   it('given duplicate target names when loaded then the duplicate is refused', async () => {

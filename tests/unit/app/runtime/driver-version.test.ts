@@ -29,6 +29,8 @@ const RECORDED: Record<string, string> = {
   '3': '6304f8fc4808816429281f6daaccc860fb11608c894ba372a9447652eb9ecf4a',
   // ends a driver started by other code (its input's driverVersion), under CurrentOrOlder + Reject
   '4.0': 'ba9824c93c37b14dbcec3e3b9b41e767329674b2d5d26a03029c9536baf7581a',
+  // runs the pull-request activity a proposing branch owes (publish: propose)
+  '4.1': 'fe55736aed14660dd40a7a9d62db92ff751ce254fbaa066cc0b2fd25ed863618',
 };
 
 /** sha256 of the driver's files, each with its path; line endings normalized so a checkout cannot change it. */

@@ -23,6 +23,7 @@ describe('the functions the app registers', () => {
         'metrics: httpTrigger',
         'project-status: activityTrigger',
         'publish: activityTrigger',
+        'pull-request: activityTrigger',
         'read-remote: activityTrigger',
         'v1-admission: httpTrigger',
         'v1-branch: httpTrigger',

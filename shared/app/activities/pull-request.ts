@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import type { BranchEffect } from '../../branch';
+import { type PullRequestResult, pullRequestResultSchema } from '../../branch/commands';
+import { ensureError, scrubSecrets } from '../../errors';
+import { fixedCredentials, type GitCredentials } from '../../git/credentials';
+import type { Forge, OpenForgeInput, PullRequest } from '../../git/forges/forge';
+import { driverInputSchema } from '../driver/driver-input';
+import type { AppRuntime } from '../runtime/app-runtime';
+import { boundRepository, remoteOf } from './remote';
+
+type PullRequestEffect = Extract<BranchEffect, { type: 'pull-request' }>;
+
+const pullRequestEffectSchema = z.strictObject({
+  type: z.literal('pull-request'),
+  request: z.string().min(1),
+  action: z.enum(['sync', 'read']),
+  base: z.string().min(1),
+  pullRequest: z.number().int().nonnegative().optional(),
+  text: z.strictObject({ title: z.string().min(1), description: z.string() }),
+}) satisfies z.ZodType<PullRequestEffect>;
+
+/** The `pull-request` activity's input: the driver's branch (the proposed one) and the call the branch owes. */
+export const pullRequestInputSchema = driverInputSchema.extend({ effect: pullRequestEffectSchema });
+export type PullRequestInput = z.infer<typeof pullRequestInputSchema>;
+
+/** How the activity reaches the repository's host (`openForge`; a test passes its own). */
+export type OpenForge = (input: OpenForgeInput) => Forge;
+
+/**
+ * The `pull-request` activity: opens or updates the branch's one pull request into its base, or
+ * reads it to see it merged or closed, with the repository's own credentials. Safe to run again
+ * after a lost reply: an open pull request from the branch is looked for before one is opened, and
+ * one the branch knows is read before it is updated (an ended one is answered, never reopened).
+ * Every failure is an answer (`failed`), which the branch retries after its poll interval.
+ */
+export async function runPullRequest(
+  runtime: AppRuntime,
+  rawInput: unknown,
+  openForge: OpenForge,
+): Promise<PullRequestResult> {
+  const input: PullRequestInput = pullRequestInputSchema.parse(rawInput);
+  // every token handed to the host's client, masked in any answer a host echoed it in
+  const handed = new Set<string>();
+  try {
+    const repository = boundRepository(runtime, input);
+    const { remote, credentials } = remoteOf(runtime, repository);
+    if (remote.kind !== 'http')
+      throw new Error(
+        `repository "${repository.name}" is a local path: it has no host to open a pull request on`,
+      );
+    const given: GitCredentials | undefined =
+      credentials ?? (remote.auth ? fixedCredentials(remote.auth) : undefined);
+    if (!given)
+      throw new Error(
+        `repository "${repository.name}" has no auth: its host's API is called with the repository's token`,
+      );
+    const access: GitCredentials = {
+      current: async (args) => {
+        const auth = await given.current(args);
+        handed.add('bearer' in auth ? auth.bearer : auth.token);
+        return auth;
+      },
+      refused: (auth) => given.refused(auth),
+    };
+    const forge = openForge({
+      repositoryUrl: repository.url,
+      ...(repository.forge ? { forge: repository.forge } : {}),
+      credentials: access,
+    });
+    const pullRequest = await call(forge, input.branch, input.effect);
+    return pullRequestResultSchema.parse(answerOf(pullRequest));
+  } catch (error) {
+    let message = scrubSecrets(ensureError(error).message.replace(/\s+/g, ' ').trim());
+    for (const token of handed) message = message.split(token).join('***');
+    return { outcome: 'failed', cause: { message: message.slice(0, 300) } };
+  }
+}
+
+async function call(forge: Forge, head: string, effect: PullRequestInput['effect']): Promise<PullRequest> {
+  if (effect.action === 'read') {
+    if (effect.pullRequest === undefined) throw new Error('no pull request to read');
+    return forge.read(effect.pullRequest);
+  }
+  if (effect.pullRequest !== undefined) {
+    const known = await forge.read(effect.pullRequest);
+    return known.state === 'open' ? forge.update(known.number, effect.text) : known;
+  }
+  const open = await forge.findOpen(head, effect.base);
+  return open ? forge.update(open.number, effect.text) : forge.open(head, effect.base, effect.text);
+}
+
+function answerOf(pullRequest: PullRequest): PullRequestResult {
+  const ref = { number: pullRequest.number, url: pullRequest.url };
+  if (pullRequest.state !== 'merged') return { outcome: pullRequest.state, pullRequest: ref };
+  return {
+    outcome: 'merged',
+    pullRequest: { ...ref, ...(pullRequest.mergeCommit ? { mergeCommit: pullRequest.mergeCommit } : {}) },
+  };
+}
