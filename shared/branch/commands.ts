@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cutTo, FIELD_CHARS } from './field-limits';
 import { SCOPED_OPERATIONS } from './model';
 import { pruneModeSchema } from './prune-mode';
-import { FAILED_OUTCOMES } from './publication-outcome';
+import { FAILED_OUTCOMES, PULL_REQUEST_FAILURES } from './publication-outcome';
 import { branchLimitsSchema, MAX_ATTRIBUTION_WAIT_MS, windowTimingSchema } from './settings';
 import { isInstant } from './time';
 
@@ -33,6 +33,13 @@ export const pullRequestResultSchema = z.discriminatedUnion('outcome', [
   z.strictObject({
     outcome: z.literal('failed'),
     cause: z.strictObject({ message: z.string().transform(cutTo(FIELD_CHARS.refusal)) }),
+    /**
+     * What the failure means, as a push's (`forgeFailure`). Optional: a result written before failures
+     * were classified, still in a driver's history, has none and is retried as a transient one.
+     */
+    kind: z.enum(PULL_REQUEST_FAILURES).optional(),
+    /** The host's `Retry-After` (or GitHub's rate-limit reset): the next call waits this long, bounded. */
+    retryAfterMs: z.number().int().nonnegative().finite().optional(),
   }),
 ]);
 export type PullRequestResult = z.infer<typeof pullRequestResultSchema>;

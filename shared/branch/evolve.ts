@@ -446,7 +446,7 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
           : {
               ...omit(proposal, 'request'),
               nextAt: fact.retryAt,
-              lastError: { message: fact.cause, at: fact.at },
+              lastError: { message: fact.cause, at: fact.at, kind: fact.kind },
             },
       );
     case 'PullRequestOpen':

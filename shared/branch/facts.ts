@@ -11,6 +11,7 @@ import type {
   SaveRecord,
   WindowChange,
 } from './model';
+import type { PullRequestFailureKind } from './publication-outcome';
 import type { BranchLimits, TargetSettings } from './settings';
 
 /** Why a window closed. */
@@ -178,7 +179,10 @@ export type BranchFact =
   | Fact<'SavePushedForProposal', { saveId: string; writeId: string; commit: string }>
   | Fact<'SaveProposed', { saveId: string; pullRequest: { number: number; url: string } }>
   | Fact<'PullRequestCallPlanned', { request: string; action: 'sync' | 'read' }>
-  | Fact<'PullRequestCallFailed', { request: string; cause: string; retryAt: string }>
+  | Fact<
+      'PullRequestCallFailed',
+      { request: string; cause: string; kind: PullRequestFailureKind; retryAt: string }
+    >
   | Fact<
       'PullRequestOpen',
       { request: string; pullRequest: { number: number; url: string }; synced: boolean; nextAt: string }

@@ -2,6 +2,7 @@ import type { CommandOf } from './commands';
 import { type Decision, record } from './context';
 import { cutTo } from './field-limits';
 import type { PendingWrite } from './model';
+import { FAILURE_KINDS, type PullRequestFailureKind } from './publication-outcome';
 import { AUTHOR_CHARS, PATH_CHARS } from './record-activity';
 import type { BranchState } from './state';
 import { addMs, toMs } from './time';
@@ -46,7 +47,8 @@ export interface ProposalState {
   more: number;
   /** Calls to the host planned so far: their ids. */
   requests: number;
-  lastError?: { message: string; at: string };
+  /** The host's last failure, until a call succeeds; `kind` as a push's (absent when written before it was classified). */
+  lastError?: { message: string; at: string; kind?: PullRequestFailureKind };
   /** The last pull request that ended, and how. */
   ended?: PullRequestRef & { state: 'merged' | 'closed'; mergeCommit?: string; at: string };
 }
@@ -119,12 +121,25 @@ export function proposalDueMs(state: BranchState): number | undefined {
   return !proposal.synced || proposal.pullRequest ? toMs(proposal.nextAt) : undefined;
 }
 
+/** The least wait before a call the host asked to retry at once (`Retry-After: 0`): no tight loop of calls. */
+export const PULL_REQUEST_RETRY_FLOOR_MS = 1_000;
+
+/**
+ * How long a failed call waits: the host's `Retry-After` when it gave one (it said when to come back;
+ * bounded by the retry maximum, as a push's), else the poll interval.
+ */
+function retryDelayMs(state: BranchState, retryAfterMs: number | undefined): number {
+  const pollMs = state.limits.pullRequestPollMs ?? DEFAULT_PULL_REQUEST_POLL_MS;
+  if (retryAfterMs === undefined) return pollMs;
+  return Math.min(Math.max(retryAfterMs, PULL_REQUEST_RETRY_FLOOR_MS), state.limits.retryMaxMs);
+}
+
 /**
  * Records what the host answered. An open pull request proposes the saves whose commits it now
  * shows; a merged one resolves the proposed saves with its merge commit, a closed one resolves them
  * `PullRequestClosed`; either way the next change opens a new pull request, from a branch started
  * again on the base when nothing was pushed after what the ended one showed. A failure is retried
- * after the poll interval. An answer to a call no longer in flight changes nothing.
+ * after the host's `Retry-After` or the poll interval, and kept with its kind for the status. An answer to a call no longer in flight changes nothing.
  */
 export function recordPullRequest(decision: Decision, command: CommandOf<'RecordPullRequest'>): void {
   const proposal = decision.state.proposal;
@@ -137,7 +152,8 @@ export function recordPullRequest(decision: Decision, command: CommandOf<'Record
       type: 'PullRequestCallFailed',
       request: command.request,
       cause: result.cause.message,
-      retryAt: addMs(decision.at, pollMs),
+      kind: FAILURE_KINDS[result.kind ?? 'transient'],
+      retryAt: addMs(decision.at, retryDelayMs(decision.state, result.retryAfterMs)),
     });
     return;
   }
@@ -196,8 +212,8 @@ export interface PullRequestView {
   ended: ProposalState['ended'] | null;
   /** True while a push is not yet shown by a pull request (the host is told at the next driver step). */
   unproposed: boolean;
-  /** The host's last failure, until a call succeeds. */
-  lastError: { message: string; at: string } | null;
+  /** The host's last failure, until a call succeeds; `kind` `credentials-refused` is the token refused. */
+  lastError: { message: string; at: string; kind?: PullRequestFailureKind } | null;
 }
 
 /** The pull request view of a proposing branch; undefined for a branch that pushes. */

@@ -30,3 +30,12 @@ export const FAILURE_KINDS = {
 
 /** Why a publication (or a probe) failed. */
 export type FailureKind = (typeof FAILURE_KINDS)[FailedOutcome];
+
+/**
+ * How a call to the pull-request host fails, in a push's words: the same three a host's HTTP answer
+ * is classified as (`forgeFailure`), each recorded under its `FAILURE_KINDS` kind.
+ */
+export const PULL_REQUEST_FAILURES = ['transient', 'rejected', 'credentialsRefused'] as const;
+export type PullRequestFailure = (typeof PULL_REQUEST_FAILURES)[number];
+/** The kind a failed call to the pull-request host is recorded and shown under. */
+export type PullRequestFailureKind = (typeof FAILURE_KINDS)[PullRequestFailure];

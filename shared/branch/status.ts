@@ -47,6 +47,36 @@ function failingMessage(state: BranchState, atMs: number): string | undefined {
 export const CREDENTIALS_REFUSED_ADVICE =
   'the remote refused the credentials: replace the token (its variable, or the file auth.tokenFile names, which is read again at each attempt), then POST /api/v1/targets/{target}/refresh to retry at once';
 
+function credentialsRefusedConditions(message: string, since: string): Condition[] {
+  return [
+    { type: 'Ready', status: 'False', reason: 'CredentialsRefused', message, lastTransitionTime: since },
+    {
+      type: 'Reconciling',
+      status: 'False',
+      reason: 'CredentialsRefused',
+      message: '',
+      lastTransitionTime: since,
+    },
+    { type: 'Stalled', status: 'True', reason: 'CredentialsRefused', message, lastTransitionTime: since },
+  ];
+}
+
+/**
+ * A proposing branch whose pull-request host refused the token: the repository's credentials are
+ * refused as for a push (its pushes may still land: a token can be allowed to push and not to open
+ * pull requests), Stalled until a call succeeds with a replaced one.
+ */
+function proposalCredentialsRefused(state: BranchState): { message: string; since: string } | undefined {
+  const proposal = state.proposal;
+  const refused = proposal?.lastError;
+  if (refused?.kind !== 'credentials-refused') return undefined;
+  const next = proposal?.nextAt ? `; the next call at ${proposal.nextAt} uses the token as it is then` : '';
+  return {
+    message: `the pull-request host refused the repository's credentials since ${refused.at}: ${refused.message}${next}. Replace the token (its variable, or the file auth.tokenFile names) or allow it to open pull requests (docs/pull-requests.md)`,
+    since: refused.at,
+  };
+}
+
 /**
  * The conditions of a failing branch: a refused credential is `Stalled` (kstatus: it will not
  * progress without someone acting), any other failure is `Reconciling` while it retries.
@@ -57,20 +87,8 @@ function failingConditions(
   parentMissing: boolean,
   since: string,
 ): Condition[] {
-  if (state.publication.retry?.cause.kind === 'credentials-refused') {
-    const message = `${failing}. ${CREDENTIALS_REFUSED_ADVICE}`;
-    return [
-      { type: 'Ready', status: 'False', reason: 'CredentialsRefused', message, lastTransitionTime: since },
-      {
-        type: 'Reconciling',
-        status: 'False',
-        reason: 'CredentialsRefused',
-        message: '',
-        lastTransitionTime: since,
-      },
-      { type: 'Stalled', status: 'True', reason: 'CredentialsRefused', message, lastTransitionTime: since },
-    ];
-  }
+  if (state.publication.retry?.cause.kind === 'credentials-refused')
+    return credentialsRefusedConditions(`${failing}. ${CREDENTIALS_REFUSED_ADVICE}`, since);
   const reason = parentMissing ? 'ParentBranchNotFound' : 'Progressing';
   return [
     { type: 'Ready', status: 'False', reason, message: failing, lastTransitionTime: since },
@@ -95,19 +113,22 @@ export function publicationStatus(state: BranchState, at: string): PublicationSt
   const failing = failingMessage(state, atMs);
   const parentMissing = publication.recovery !== undefined && !publication.recovery.parentSeen;
   const since = publication.retry?.since ?? publication.lastPush?.at ?? at;
+  const hostRefused = proposalCredentialsRefused(state);
   const conditions: Condition[] = failing
     ? failingConditions(state, failing, parentMissing, since)
-    : [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'Current',
-          message: 'publication is healthy',
-          lastTransitionTime: since,
-        },
-        { type: 'Reconciling', status: 'False', reason: 'Current', message: '', lastTransitionTime: since },
-        { type: 'Stalled', status: 'False', reason: 'Current', message: '', lastTransitionTime: since },
-      ];
+    : hostRefused
+      ? credentialsRefusedConditions(hostRefused.message, hostRefused.since)
+      : [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'Current',
+            message: 'publication is healthy',
+            lastTransitionTime: since,
+          },
+          { type: 'Reconciling', status: 'False', reason: 'Current', message: '', lastTransitionTime: since },
+          { type: 'Stalled', status: 'False', reason: 'Current', message: '', lastTransitionTime: since },
+        ];
   const status: PublicationStatus = {
     pendingWrites: state.pending.length,
     pendingBytes: state.pendingBytes,

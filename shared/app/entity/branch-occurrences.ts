@@ -103,7 +103,9 @@ export function branchOccurrences({
     heldBytes: held.bytes,
     intakePaused: after.publication.intakePaused,
     windowOpen: after.window !== null,
-    credentialsRefused: after.publication.retry?.cause.kind === 'credentials-refused',
+    credentialsRefused:
+      after.publication.retry?.cause.kind === 'credentials-refused' ||
+      after.proposal?.lastError?.kind === 'credentials-refused',
   });
   return occurrences;
 }

@@ -1,4 +1,6 @@
-import { type BranchCommand, owedEffects, saveStatus } from '../../../shared/branch';
+import { type BranchCommand, owedEffects, publicationStatus, saveStatus } from '../../../shared/branch';
+import { pullRequestResultSchema } from '../../../shared/branch/commands';
+import { PULL_REQUEST_RETRY_FLOOR_MS } from '../../../shared/branch/proposal';
 import { admit, at, Branch, bob, ofType, registerSave, tick } from './scenario';
 
 const MERGE_COMMIT = 'a'.repeat(40);
@@ -118,6 +120,71 @@ describe('a branch that proposes its commits in a pull request', () => {
     expect(owedCall(branch)).toBeUndefined();
     branch.run(tick(8 + POLL_MS / 1000));
     expect(owedCall(branch)).toMatchObject({ action: 'sync' });
+  });
+
+  it('a refused token is kept with its kind: the repository is Stalled CredentialsRefused until a call succeeds', () => {
+    const branch = answer(pushed(), 8, {
+      outcome: 'failed',
+      kind: 'credentialsRefused',
+      cause: { message: 'HTTP 401: Bad credentials' },
+    });
+    expect(branch.state.proposal?.lastError).toMatchObject({ kind: 'credentials-refused' });
+    const stalled = publicationStatus(branch.state, at(9)).conditions;
+    expect(stalled).toContainEqual(
+      expect.objectContaining({ type: 'Stalled', status: 'True', reason: 'CredentialsRefused' }),
+    );
+    expect(stalled.find((condition) => condition.type === 'Ready')?.message).toContain('Bad credentials');
+    // retried on the poll interval; a success clears it
+    branch.run(tick(8 + POLL_MS / 1000));
+    answer(branch, 40, { outcome: 'open', pullRequest: PR });
+    expect(branch.state.proposal?.lastError).toBeUndefined();
+    expect(publicationStatus(branch.state, at(41)).conditions).toContainEqual(
+      expect.objectContaining({ type: 'Stalled', status: 'False', reason: 'Current' }),
+    );
+  });
+
+  it('a transient or rejected failure is not Stalled: the status shows it on the target, the branch stays Ready', () => {
+    for (const kind of ['transient', 'rejected'] as const) {
+      const branch = answer(pushed(), 8, { outcome: 'failed', kind, cause: { message: 'HTTP 422' } });
+      expect(branch.state.proposal?.lastError).toMatchObject({ kind, message: 'HTTP 422' });
+      expect(publicationStatus(branch.state, at(9)).conditions).toContainEqual(
+        expect.objectContaining({ type: 'Stalled', status: 'False' }),
+      );
+    }
+  });
+
+  it("the host's Retry-After is honoured instead of the poll interval, no sooner than a second and no later than the retry maximum", () => {
+    const cases = [
+      { retryAfterMs: 90_000, dueS: 8 + 90 },
+      { retryAfterMs: 2_000, dueS: 8 + 2 },
+      { retryAfterMs: 0, dueS: 8 + PULL_REQUEST_RETRY_FLOOR_MS / 1000 },
+      // the default retry maximum, 5 minutes
+      { retryAfterMs: 3_600_000, dueS: 8 + 300 },
+    ];
+    for (const { retryAfterMs, dueS } of cases) {
+      const branch = answer(pushed(), 8, {
+        outcome: 'failed',
+        kind: 'transient',
+        cause: { message: 'HTTP 429' },
+        retryAfterMs,
+      });
+      expect({ retryAfterMs, nextAt: branch.state.proposal?.nextAt }).toEqual({
+        retryAfterMs,
+        nextAt: at(dueS),
+      });
+      branch.run(tick(dueS - 0.5));
+      expect(owedCall(branch)).toBeUndefined();
+      branch.run(tick(dueS));
+      expect(owedCall(branch)).toMatchObject({ action: 'sync' });
+    }
+  });
+
+  it('a failure written before failures were classified parses, and is retried as a transient one', () => {
+    const written = { outcome: 'failed', cause: { message: 'HTTP 503' } };
+    const result = pullRequestResultSchema.parse(written);
+    const branch = answer(pushed(), 8, result);
+    expect(branch.state.proposal?.lastError).toMatchObject({ kind: 'transient', message: 'HTTP 503' });
+    expect(branch.state.proposal?.nextAt).toBe(at(8 + POLL_MS / 1000));
   });
 
   it('an answer to a call no longer in flight changes nothing', () => {

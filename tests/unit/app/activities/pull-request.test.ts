@@ -8,6 +8,7 @@ import { type PullRequestInput, runPullRequest } from '../../../../shared/app/ac
 import { type AppRuntime, createAppRuntime } from '../../../../shared/app/runtime/app-runtime';
 import { branchKeyFor } from '../../../../shared/app/runtime/branch-key';
 import { loadConfig } from '../../../../shared/config';
+import { GitHttpRefused } from '../../../../shared/git/errors';
 import type {
   Forge,
   OpenForgeInput,
@@ -147,7 +148,7 @@ describe('the pull-request activity', () => {
     const forge = new MemoryForge();
     forge.loseReplyOf = 'open';
     const lost = await runPullRequest(runtime, input(), () => forge);
-    expect(lost).toEqual({ outcome: 'failed', cause: { message: 'socket hang up' } });
+    expect(lost).toEqual({ outcome: 'failed', kind: 'transient', cause: { message: 'socket hang up' } });
     const retried = await runPullRequest(runtime, input(), () => forge);
     expect(retried).toMatchObject({ outcome: 'open', pullRequest: { number: 1 } });
     expect(forge.pulls).toHaveLength(1);
@@ -202,6 +203,37 @@ describe('the pull-request activity', () => {
     await runPullRequest(runtime, input(), () => forge);
     Object.assign(forge.pulls[0]!, { state: 'merged', mergeCommit: 'not-a-sha' });
     const answer = await runPullRequest(runtime, input({ action: 'read', pullRequest: 1 }), () => forge);
-    expect(answer.outcome).toBe('failed');
+    expect(answer).toMatchObject({ outcome: 'failed', kind: 'rejected' });
   });
+
+  // each as forgeFailure classifies the host's HTTP answer (shared/git/forges/forge-errors.ts)
+  it.each([
+    {
+      refusal: { outcome: 'authFailed', status: 401, cause: 'HTTP 401: Bad credentials' },
+      answer: { kind: 'credentialsRefused' },
+    },
+    {
+      refusal: { outcome: 'transient', status: 429, cause: 'HTTP 429', retryAfterMs: 60_000 },
+      answer: { kind: 'transient', retryAfterMs: 60_000 },
+    },
+    {
+      refusal: { outcome: 'rejected', status: 422, cause: 'HTTP 422: Validation Failed' },
+      answer: { kind: 'rejected' },
+    },
+  ] as const)(
+    'a host answering $refusal.status is answered failed as $answer.kind, with its Retry-After',
+    async ({ refusal, answer }) => {
+      const refusing: Forge = {
+        kind: 'github',
+        findOpen: async () => {
+          throw new GitHttpRefused(refusal);
+        },
+        open: jest.fn(),
+        update: jest.fn(),
+        read: jest.fn(),
+      };
+      const result = await runPullRequest(runtime, input(), () => refusing);
+      expect(result).toEqual({ outcome: 'failed', cause: { message: refusal.cause }, ...answer });
+    },
+  );
 });
