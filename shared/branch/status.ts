@@ -197,6 +197,11 @@ export interface SaveView {
   commit?: string;
   /** publish: propose: the pull request that shows (or showed) the save's commit. */
   pullRequest?: { number: number; url: string };
+  /**
+   * publish: propose: the base branch, where the pull request's merge commit (`commit`) lands; the
+   * branch the state is kept for is the proposed one, which the app names otherwise.
+   */
+  branch?: string;
   message?: string;
   request?: SaveRequestRef;
   conditions: Condition[];
@@ -244,7 +249,15 @@ function saveConditions(state: BranchState, save: SaveRecord, atMs: number): Con
   switch (outcome) {
     case 'Committed':
       return [
-        condition('Ready', 'True', 'Committed', `committed ${save.commit ?? ''}`.trim(), at),
+        condition(
+          'Ready',
+          'True',
+          'Committed',
+          save.pullRequest && save.commit
+            ? `committed ${save.commit} on ${state.parentBranch ?? 'the base branch'}: pull request #${save.pullRequest.number} (${save.pullRequest.url}) was merged`
+            : `committed ${save.commit ?? ''}`.trim(),
+          at,
+        ),
         condition('Reconciling', 'False', 'Committed', '', at),
         condition('Stalled', 'False', 'Committed', '', at),
         condition('Pushed', 'True', 'Pushed', `pushed ${save.commit ?? ''}`.trim(), at),
@@ -315,6 +328,7 @@ export function saveStatus(
   if (save.outcome) view.outcome = save.outcome;
   if (save.commit) view.commit = save.commit;
   if (save.pullRequest) view.pullRequest = save.pullRequest;
+  if (state.proposal && state.parentBranch !== null) view.branch = state.parentBranch;
   if (save.message) view.message = save.message;
   if (save.request) view.request = save.request;
   return view;

@@ -26,7 +26,16 @@ export const saveStatusSchema = z
       .string()
       .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
       .optional(),
+    /** The branch `commit` is on: for a target that proposes, the base its pull request merged into. */
     branch: z.string().min(1).optional(),
+    /** publish: propose: the pull request that proposed the save, and the branch it proposed from. */
+    pullRequest: z
+      .strictObject({
+        number: z.number().int().nonnegative(),
+        url: z.string().min(1).max(2048),
+        branch: z.string().min(1),
+      })
+      .optional(),
     message: z.string().optional(),
     conditions: z.array(saveConditionSchema),
   })

@@ -11,6 +11,8 @@ import { type ChildHost, spawnHost } from '../support/embedded/child-host';
 import { kubeconfigFor } from '../support/fake-kube-api/kubeconfig';
 import type { ResourceType } from '../support/fake-kube-api/object-store';
 import { type FakeKubeApi, startFakeKubeApi } from '../support/fake-kube-api/server';
+import { type GitHubEmulator, startGitHubEmulator } from '../support/forges/github-emulator';
+import { type ProxiedRemote, startProxiedRemote } from '../support/git/start-proxied-remote';
 
 const COMMIT_REQUESTS: ResourceType = {
   group: 'kubescribe.dev',
@@ -22,21 +24,43 @@ const COMMIT_REQUESTS: ResourceType = {
 };
 const KUBE_TOKEN = 'kube-token-for-status-3c1d';
 const SOURCE_TOKEN = 'cluster-a-webhook-token-77aa';
+const GIT_TOKEN = 'ghp_commitrequest-token-0123456789';
 
 let api: FakeKubeApi;
 let host: ChildHost;
 let remote: string;
+/** The repository of target `staging`, which proposes its changes in pull requests on the GitHub emulator. */
+let proposed: ProxiedRemote;
+let forge: GitHubEmulator;
 
 beforeAll(async () => {
   api = await startFakeKubeApi({ types: [COMMIT_REQUESTS], bearerToken: KUBE_TOKEN });
+  proposed = await startProxiedRemote({ name: 'org/staging.git' });
+  forge = await startGitHubEmulator({ token: GIT_TOKEN });
   const dataDir = mkdtempSync(join(tmpdir(), 'ks-commitrequest-'));
   remote = await createBareRepository(join(dataDir, 'state.git'));
   const configFile = join(dataDir, 'kubescribe.json');
   writeFileSync(
     configFile,
     JSON.stringify({
-      repositories: [{ name: 'state', url: remote }],
+      repositories: [
+        { name: 'state', url: remote },
+        {
+          name: 'proposed',
+          url: proposed.url,
+          auth: { username: 'x-access-token', tokenEnv: 'GIT_TOKEN' },
+          forge: { kind: 'github', apiUrl: forge.url },
+        },
+      ],
       targets: [
+        {
+          name: 'staging',
+          repository: 'proposed',
+          branch: 'main',
+          path: '.',
+          publish: 'propose',
+          window: { idleTimeout: '1s', maxDuration: '10s' },
+        },
         {
           name: 'prod',
           repository: 'state',
@@ -53,7 +77,7 @@ beforeAll(async () => {
           targets: ['*'],
         },
       ],
-      limits: { pushCooldown: '0s' },
+      limits: { pushCooldown: '0s', pullRequestPoll: '1s' },
     }),
   );
   host = await spawnHost(join(__dirname, '..', '..', 'functions', 'index.ts'), dataDir, {
@@ -61,6 +85,7 @@ beforeAll(async () => {
     KUBESCRIBE_DATA: dataDir,
     KUBESCRIBE_GIT_CACHE: join(dataDir, 'cache'),
     CLUSTER_A_TOKEN: SOURCE_TOKEN,
+    GIT_TOKEN,
     CLUSTER_A_KUBECONFIG: kubeconfigFor({ url: api.url, token: KUBE_TOKEN }),
   });
 });
@@ -69,6 +94,8 @@ afterAll(async () => {
   host?.child.kill('SIGTERM');
   await host?.exited;
   await api?.close();
+  await forge?.stop();
+  await proposed?.stop();
 });
 
 function post(path: string, body: unknown) {
@@ -199,5 +226,72 @@ describe('a CommitRequest created in the cluster', () => {
     const writes = api.requests.filter((request) => request.method === 'PUT' && request.path === statusPath);
     expect(writes.length).toBeGreaterThanOrEqual(2);
     expect(writes.length).toBeLessThanOrEqual(4);
+  }, 120_000);
+
+  it('resolved by a merged pull request, shows the merge commit on the base branch, and the pull request with the branch it proposed from', async () => {
+    const change = await post('/api/v1/targets/staging/events', {
+      events: [
+        {
+          type: 'MODIFIED',
+          resource: 'deployments',
+          author: { username: 'alice' },
+          object: {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: 'checkout', namespace: 'shop', resourceVersion: '11' },
+            spec: { replicas: 3 },
+          },
+        },
+      ],
+    });
+    expect(change.status).toBe(202);
+    const created = api.create(COMMIT_REQUESTS, {
+      apiVersion: 'kubescribe.dev/v1alpha1',
+      kind: 'CommitRequest',
+      metadata: { name: 'staging-scale', namespace: 'shop' },
+      spec: { target: 'staging', message: 'Scale checkout in staging' },
+    });
+    const review = await post(
+      '/api/v1/admission',
+      admissionReview(created as { metadata: { name: string; uid: string } }),
+    );
+    expect(review.status).toBe(200);
+
+    const opened = Date.now() + 45_000;
+    while (forge.pulls().length === 0) {
+      if (Date.now() > opened) throw new Error(`no pull request opened\n${host.stderr()}`);
+      await sleep(100);
+    }
+    const pull = forge.pulls()[0]!;
+    // a person merges it on the host: a merge commit of the proposed branch on main
+    const tree = (await git(proposed.remote, 'rev-parse', `${pull.head}^{tree}`)).trim();
+    const merge = (
+      await git(proposed.remote, 'commit-tree', tree, '-p', 'main', '-p', pull.head, '-m', 'Merge #1')
+    ).trim();
+    await git(proposed.remote, 'update-ref', 'refs/heads/main', merge);
+    forge.merge(pull.number, merge);
+
+    const deadline = Date.now() + 45_000;
+    let status: { outcome?: string; conditions?: { type: string; message: string }[] } | undefined;
+    while (status?.outcome === undefined) {
+      if (Date.now() > deadline)
+        throw new Error(`no outcome projected; last status ${JSON.stringify(status)}\n${host.stderr()}`);
+      await sleep(100);
+      status = api.get(COMMIT_REQUESTS, 'shop', 'staging-scale')?.status as typeof status;
+    }
+    expect(status).toMatchObject({
+      phase: 'Resolved',
+      outcome: 'Committed',
+      commit: merge,
+      branch: 'main',
+      pullRequest: {
+        number: pull.number,
+        url: expect.stringMatching(/\/pull\/1$/),
+        branch: 'kubescribe/staging',
+      },
+    });
+    expect(status.conditions?.find((condition) => condition.type === 'Ready')?.message).toContain(
+      `pull request #${pull.number}`,
+    );
   }, 120_000);
 });

@@ -54,7 +54,9 @@ export async function runProjectStatus(runtime: AppRuntime, rawInput: unknown): 
       phase: status.phase,
       ...(status.outcome ? { outcome: status.outcome } : {}),
       ...(status.commit ? { commit: status.commit } : {}),
-      branch: input.branch,
+      // a proposing branch's merge commit is on its base; the driver's branch is the proposed one
+      branch: status.branch ?? input.branch,
+      ...(status.pullRequest ? { pullRequest: { ...status.pullRequest, branch: input.branch } } : {}),
       ...(status.message ? { message: status.message } : {}),
       conditions: status.conditions,
     },

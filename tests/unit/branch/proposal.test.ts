@@ -75,6 +75,12 @@ describe('a branch that proposes its commits in a pull request', () => {
       commit: MERGE_COMMIT,
     });
     expect(branch.state.proposal?.pullRequest).toBeUndefined();
+    // its status (a CommitRequest's): the merge commit on the base, with the pull request that proposed it
+    const status = saveStatus(branch.state, 's1', at(40));
+    expect(status).toMatchObject({ commit: MERGE_COMMIT, branch: 'main', pullRequest: PR });
+    expect(status?.conditions.find((condition) => condition.type === 'Ready')?.message).toBe(
+      `committed ${MERGE_COMMIT} on main: pull request #7 (${PR.url}) was merged`,
+    );
     branch.run(admit(50, { author: bob }), tick(56));
     const publish = owedEffects(branch.state).find((effect) => effect.type === 'publish');
     expect(publish).toMatchObject({ restart: true, parentBranch: 'main' });
