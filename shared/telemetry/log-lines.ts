@@ -117,6 +117,7 @@ export function logLineOf(
     case 'SourceHeardAgain':
       return line('info', `source ${occurrence.source} is sending again`);
     case 'StatusProjected':
+    case 'PullRequestCalled':
     case 'BranchMeasured':
     case 'GitCallTimed':
     case 'ActivityRan':

@@ -128,6 +128,12 @@ export const METRICS = [
     'Save outcomes written to their CommitRequest: settled, or retry.',
   ),
   define(
+    'kubescribe_pull_request_calls_total',
+    'counter',
+    ['outcome'],
+    "Calls to a proposing target's pull-request host, by the pull request's state or the failure's kind.",
+  ),
+  define(
     'kubescribe_activity_duration_seconds',
     'histogram',
     ['activity', 'outcome'],
@@ -245,6 +251,9 @@ export function recordOccurrence(backend: MetricBackend, occurrence: Occurrence)
       return;
     case 'StatusProjected':
       backend.add('kubescribe_projections_total', { outcome: occurrence.settled ? 'settled' : 'retry' }, 1);
+      return;
+    case 'PullRequestCalled':
+      backend.add('kubescribe_pull_request_calls_total', { outcome: occurrence.outcome }, 1);
       return;
     case 'GitCallTimed':
       backend.observe(

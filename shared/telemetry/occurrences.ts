@@ -96,6 +96,11 @@ export type Occurrence =
   | Occurrence_<'SourceHeardAgain', { source: string }>
   /** A save's outcome was written to its CommitRequest (`settled`), or must be tried again. */
   | Occurrence_<'StatusProjected', { settled: boolean }>
+  /** A call to a pull-request host answered: the pull request's state, or the failure's kind. */
+  | Occurrence_<
+      'PullRequestCalled',
+      { outcome: 'open' | 'merged' | 'closed' | 'transient' | 'rejected' | 'credentials-refused' }
+    >
   | Occurrence_<'GitCallTimed', { call: string; durationMs: number; ok: boolean }>
   | Occurrence_<'ActivityRan', { activity: string; durationMs: number; ok: boolean }>
   | Occurrence_<'EntityOperationRan', { operation: string; durationMs: number; ok: boolean }>;

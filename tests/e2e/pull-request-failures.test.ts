@@ -81,10 +81,13 @@ async function change(name: string): Promise<void> {
   expect(response.status).toBe(202);
 }
 
-async function credentialsRefusedGauge(): Promise<number | undefined> {
+async function metric(name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
   const metrics = parsePrometheusText(await (await fetch(`${app.host.url}/metrics`)).text());
-  return sampleValue(metrics, 'kubescribe_credentials_refused');
+  return sampleValue(metrics, name, labels);
 }
+
+const credentialsRefusedGauge = () => metric('kubescribe_credentials_refused');
+const callsOf = (outcome: string) => metric('kubescribe_pull_request_calls_total', { outcome });
 
 it('a call the host rejects (422) is shown in pullRequest.lastError, the target not Stalled, and retried at the poll interval', async () => {
   host.failNext({
@@ -145,4 +148,12 @@ it("a rate limit's retry-after is waited for instead of the poll interval", asyn
   expect(host.calls.length).toBeGreaterThan(callsAfterFailure);
   expect(host.pulls()[0]?.description).toContain('db.yaml');
   expect((await target()).pullRequest.lastError).toBeNull();
+});
+
+it('kubescribe_pull_request_calls_total counts each call by its answer or its failure', async () => {
+  // one failure of each kind above; the successful calls opened, updated and read the pull request
+  expect(await callsOf('rejected')).toBe(1);
+  expect(await callsOf('credentials-refused')).toBe(1);
+  expect(await callsOf('transient')).toBe(1);
+  expect(await callsOf('open')).toBeGreaterThanOrEqual(3);
 });

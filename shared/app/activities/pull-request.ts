@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { BranchEffect } from '../../branch';
 import { type PullRequestResult, pullRequestResultSchema } from '../../branch/commands';
-import type { PullRequestFailure } from '../../branch/publication-outcome';
+import { FAILURE_KINDS, type PullRequestFailure } from '../../branch/publication-outcome';
 import type { RepositoryConfig } from '../../config';
 import { ensureError, scrubSecrets } from '../../errors';
 import { fixedCredentials, type GitCredentials } from '../../git/credentials';
 import type { Forge, OpenForgeInput, PullRequest } from '../../git/forges/forge';
 import { type ForgeFailure, forgeFailure } from '../../git/forges/forge-errors';
+import { emit } from '../../telemetry/bus';
 import { driverInputSchema } from '../driver/driver-input';
 import type { AppRuntime } from '../runtime/app-runtime';
 import { boundRepository, remoteOf } from './remote';
@@ -42,7 +43,19 @@ export async function runPullRequest(
   rawInput: unknown,
   openForge: OpenForge,
 ): Promise<PullRequestResult> {
-  const input: PullRequestInput = pullRequestInputSchema.parse(rawInput);
+  const result = await askHost(runtime, pullRequestInputSchema.parse(rawInput), openForge);
+  emit({
+    type: 'PullRequestCalled',
+    outcome: result.outcome === 'failed' ? FAILURE_KINDS[result.kind ?? 'transient'] : result.outcome,
+  });
+  return result;
+}
+
+async function askHost(
+  runtime: AppRuntime,
+  input: PullRequestInput,
+  openForge: OpenForge,
+): Promise<PullRequestResult> {
   // every token handed to the host's client, masked in any answer a host echoed it in
   const handed = new Set<string>();
   const failed = (kind: PullRequestFailure, cause: string, retryAfterMs?: number): PullRequestResult => {
