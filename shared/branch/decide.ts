@@ -6,7 +6,7 @@ import { discardPendingWrites } from './discard';
 import { InvalidBranchCommand } from './errors';
 import type { BranchFact } from './facts';
 import { countNotRecorded } from './not-recorded';
-import { planProposal, recordPullRequest } from './proposal';
+import { bringPullRequestCallForward, planProposal, recordPullRequest } from './proposal';
 import {
   bringRetryForward,
   planPublication,
@@ -48,6 +48,7 @@ function decideCommand(decision: Decision, command: BranchCommand): void {
       break;
     case 'RefreshRemote':
       bringRetryForward(decision);
+      bringPullRequestCallForward(decision);
       requestObservation(decision);
       break;
     case 'Tick':

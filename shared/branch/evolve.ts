@@ -439,6 +439,8 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
           ...(state.publication.head !== undefined ? { head: state.publication.head } : {}),
         },
       }));
+    case 'PullRequestRetryBroughtForward':
+      return withProposal(state, (proposal) => ({ ...proposal, nextAt: fact.at }));
     case 'PullRequestCallFailed':
       return withProposal(state, (proposal) =>
         proposal.request?.id !== fact.request

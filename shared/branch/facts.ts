@@ -179,6 +179,8 @@ export type BranchFact =
   | Fact<'SavePushedForProposal', { saveId: string; writeId: string; commit: string }>
   | Fact<'SaveProposed', { saveId: string; pullRequest: { number: number; url: string } }>
   | Fact<'PullRequestCallPlanned', { request: string; action: 'sync' | 'read' }>
+  /** A refresh while a failed call waits for its retry: the call is due now (a replaced token is tried at once). */
+  | Fact<'PullRequestRetryBroughtForward', { reason: 'refresh' }>
   | Fact<
       'PullRequestCallFailed',
       { request: string; cause: string; kind: PullRequestFailureKind; retryAt: string }

@@ -114,6 +114,14 @@ export function planProposal(decision: Decision): void {
   }
 }
 
+/** A refresh brings a failed call's retry forward, as a push's: the operator replaced the token, or the host is back. */
+export function bringPullRequestCallForward(decision: Decision): void {
+  const proposal = decision.state.proposal;
+  if (!proposal?.lastError || proposal.request || proposal.nextAt === undefined) return;
+  if (toMs(proposal.nextAt) <= decision.atMs) return;
+  record(decision, { type: 'PullRequestRetryBroughtForward', reason: 'refresh' });
+}
+
 /** When the branch next asks its host something, if it owes a call and none is in flight. */
 export function proposalDueMs(state: BranchState): number | undefined {
   const proposal = state.proposal;

@@ -72,7 +72,7 @@ function proposalCredentialsRefused(state: BranchState): { message: string; sinc
   if (refused?.kind !== 'credentials-refused') return undefined;
   const next = proposal?.nextAt ? `; the next call at ${proposal.nextAt} uses the token as it is then` : '';
   return {
-    message: `the pull-request host refused the repository's credentials since ${refused.at}: ${refused.message}${next}. Replace the token (its variable, or the file auth.tokenFile names) or allow it to open pull requests (docs/pull-requests.md)`,
+    message: `the pull-request host refused the repository's credentials since ${refused.at}: ${refused.message}${next}. Replace the token (its variable, or the file auth.tokenFile names) or allow it to open pull requests (docs/pull-requests.md), then POST /api/v1/targets/{target}/refresh to retry at once`,
     since: refused.at,
   };
 }

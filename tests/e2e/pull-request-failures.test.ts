@@ -119,9 +119,11 @@ it('a token the host refuses shows the repository Stalled CredentialsRefused, an
   expect(await credentialsRefusedGauge()).toBe(1);
   expect(host.pulls()[0]?.description).not.toContain('api.yaml');
 
-  // the token is allowed again: the next call at the poll interval succeeds
+  // the token is allowed again, and a refresh (as the Stalled message says) retries at once
+  expect((await stalled())?.message).toContain('/refresh');
   host.rotate(TOKEN);
-  await app.advance(POLL_MS);
+  expect((await app.http('POST', '/api/v1/targets/prod/refresh')).status).toBe(202);
+  await app.advance(1000);
   expect(await stalled()).toMatchObject({ status: 'False', reason: 'Current' });
   expect((await target()).pullRequest.lastError).toBeNull();
   expect(await credentialsRefusedGauge()).toBe(0);

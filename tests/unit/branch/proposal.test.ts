@@ -149,6 +149,23 @@ describe('a branch that proposes its commits in a pull request', () => {
     );
   });
 
+  it('a refresh brings the failed call forward (the token was replaced), as it does a push', () => {
+    const branch = answer(pushed(), 8, {
+      outcome: 'failed',
+      kind: 'credentialsRefused',
+      cause: { message: 'HTTP 401: Bad credentials' },
+    });
+    branch.run(tick(9));
+    expect(owedCall(branch)).toBeUndefined();
+    branch.run({ type: 'RefreshRemote', at: at(10) });
+    expect(owedCall(branch)).toMatchObject({ action: 'sync' });
+    // a refresh with no failure waiting changes nothing of the calls
+    const healthy = answer(branch, 11, { outcome: 'open', pullRequest: PR });
+    healthy.run({ type: 'RefreshRemote', at: at(12) });
+    expect(ofType(healthy.last, 'PullRequestRetryBroughtForward')).toEqual([]);
+    expect(owedCall(healthy)).toBeUndefined();
+  });
+
   it('a transient or rejected failure is not Stalled: the status shows it on the target, the branch stays Ready', () => {
     for (const kind of ['transient', 'rejected'] as const) {
       const branch = answer(pushed(), 8, { outcome: 'failed', kind, cause: { message: 'HTTP 422' } });
