@@ -1,0 +1,70 @@
+/**
+ * A pack's entries are zlib streams laid end to end, each preceded by a header declaring the size it
+ * inflates to (Documentation/gitformat-pack.txt). git's index-pack refuses an entry whose stream does
+ * not end at exactly that size (builtin/index-pack.c, unpack_entry_data: `if (stream.total_out !=
+ * size || status != Z_STREAM_END) bad_object(offset, _("inflate returned %d"), status)`); so does
+ * the inflater, whether it reuses one zlib context (node's binding) or inflates each entry alone.
+ */
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { createPackInflater } from '../../../shared/git/pack-inflater';
+import { readPack } from '../../../shared/git/unpack-objects';
+
+const texts = ['apiVersion: v1\nkind: ConfigMap\n', 'x'.repeat(70_000), '', 'name: last\n'];
+/** The texts' zlib streams one after another, and a trailing 20 bytes like a pack's checksum. */
+const streams = Buffer.concat([...texts.map((t) => deflateSync(t)), Buffer.alloc(20, 0xab)]);
+
+describe.each([
+  ['one zlib context reused', true],
+  ['a zlib context per entry', false],
+])('the pack inflater, %s', (_name, reuse) => {
+  it('inflates streams laid end to end, each to its bytes and its length in the pack', () => {
+    const inflater = createPackInflater({ reuse });
+    // on node 20 to 24 the reused context is what runs: a fallback taken unseen would hide its cost
+    expect(inflater.reusesContext).toBe(reuse);
+    let at = 0;
+    for (const text of texts) {
+      const { data, consumed } = inflater.inflate(streams, at, streams.length - 20, text.length);
+      expect(data.toString()).toBe(text);
+      expect(consumed).toBe(deflateSync(text).length);
+      at += consumed;
+    }
+    expect(at).toBe(streams.length - 20);
+    inflater.close();
+  });
+
+  it('refuses a stream that inflates to more than its entry declares', () => {
+    const inflater = createPackInflater({ reuse });
+    expect(() => inflater.inflate(streams, 0, streams.length, texts[0]!.length - 1)).toThrow(
+      /does not inflate to the \d+ bytes it declares/,
+    );
+  });
+
+  it('refuses a stream that ends short of what its entry declares', () => {
+    const inflater = createPackInflater({ reuse });
+    expect(() => inflater.inflate(streams, 0, streams.length, texts[0]!.length + 1)).toThrow();
+  });
+
+  it('refuses a stream cut short by the end of the pack', () => {
+    const inflater = createPackInflater({ reuse });
+    const first = deflateSync(texts[1]!);
+    expect(() => inflater.inflate(first, 0, first.length - 10, texts[1]!.length)).toThrow(
+      /unexpected end of file/,
+    );
+  });
+
+  it('refuses bytes that are not a zlib stream', () => {
+    const inflater = createPackInflater({ reuse });
+    const garbage = Buffer.from('PACK is not zlib');
+    expect(() => inflater.inflate(garbage, 0, garbage.length, 4)).toThrow(/incorrect header check/);
+  });
+});
+
+it('a pack whose blob inflates to other than its header declares is refused, as git refuses it', () => {
+  const content = 'kind: Secret\n';
+  // header: blob (type 3), declared size one byte short of the content (fits the low nibble)
+  const entry = Buffer.concat([Buffer.from([(3 << 4) | (content.length - 1)]), deflateSync(content)]);
+  const body = Buffer.concat([Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 1]), entry]);
+  const pack = Buffer.concat([body, createHash('sha1').update(body).digest()]);
+  expect(() => readPack({ pack, visit: () => undefined })).toThrow(/does not inflate to the 12 bytes/);
+});
