@@ -50,10 +50,16 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
   while (i < delta.length) {
     const op = delta[i++]!;
     if (op & 0x80) {
+      // unrolled as git's patch-delta.c reads them: the op's low bits say which offset and size bytes follow
       let offset = 0;
       let size = 0;
-      for (let b = 0; b < 4; b++) if (op & (1 << b)) offset += delta[i++]! * 2 ** (8 * b);
-      for (let b = 0; b < 3; b++) if (op & (0x10 << b)) size += delta[i++]! * 2 ** (8 * b);
+      if (op & 0x01) offset = delta[i++]!;
+      if (op & 0x02) offset |= delta[i++]! << 8;
+      if (op & 0x04) offset |= delta[i++]! << 16;
+      if (op & 0x08) offset = (offset | (delta[i++]! << 24)) >>> 0;
+      if (op & 0x10) size = delta[i++]!;
+      if (op & 0x20) size |= delta[i++]! << 8;
+      if (op & 0x40) size |= delta[i++]! << 16;
       if (size === 0) size = 0x10000;
       if (offset + size > base.length) throw new Error('delta copy beyond its base');
       if (at + size > out.length) throw new Error('delta result larger than it declares');
