@@ -107,7 +107,7 @@ export function readPack({
   const byOffset = new Map<number, Entry>();
   const byOid = new Map<string, Entry>();
   const hashOf = (type: string, data: Buffer) =>
-    createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex');
+    createHash('sha1').update(`${type} ${data.length}\0`, 'latin1').update(data).digest('hex');
   const inflater = createPackInflater();
   try {
     /** The entry whose stored bytes (a delta's instructions, else the object) the inflater holds now. */
@@ -123,15 +123,12 @@ export function readPack({
     };
     const baseOf = (entry: Entry) =>
       entry.baseOffset !== undefined ? byOffset.get(entry.baseOffset) : byOid.get(entry.baseOid!);
-    /** Whether every base down `entry`'s chain is known by now (a ref-delta may name a later object). */
-    const resolvable = (entry: Entry): boolean => {
-      let at: Entry | undefined = entry;
-      for (let depth = 0; at && at.typeCode >= OFS_DELTA; depth++) {
-        if (depth > 10_000) throw new Error('delta chain too long');
-        at = baseOf(at);
-      }
-      return at !== undefined;
-    };
+    /**
+     * Whether the entry's object can be read now: a whole object, or a delta whose base was read
+     * (its SHA known), which held for the base's own base in turn. A ref-delta may name a later object.
+     */
+    const resolvable = (entry: Entry): boolean =>
+      entry.typeCode < OFS_DELTA || baseOf(entry)?.oid !== undefined;
     /**
      * The entry's object bytes (its type and SHA set on the way): from `bases`, else from its stored
      * bytes (held when the scan just inflated it).
