@@ -49,28 +49,45 @@ function bindingOf(inflate: Inflate): { handle: ZlibBinding; state: Uint32Array 
   return { handle: handle as ZlibBinding, state };
 }
 
+/** deflate's largest ratio of output to input (zlib's FAQ: "the limit is 1032:1"). */
+const MAX_DEFLATE_RATIO = 1032;
+
 /**
  * One zlib context reused for every entry of a pack, with `inflateSync` per entry where node's
  * binding is not the one known (`reuse: false` forces that, for its test).
  */
 export function createPackInflater({ reuse = true }: { reuse?: boolean } = {}): PackInflater {
+  const inflater = reuse ? reusedContext() : undefined;
+  const inflateEntry = inflater?.inflate ?? inflateAlone;
+  return {
+    inflate(pack, start, end, size) {
+      // an output buffer is sized from the header before inflating: a header claiming more than the
+      // remaining bytes could ever inflate to is a hostile pack, refused before it allocates
+      if (size > MAX_DEFLATE_RATIO * (end - start)) {
+        throw new Error(`pack entry declares ${size} bytes, more than its stream can hold`);
+      }
+      return inflateEntry(pack, start, end, size);
+    },
+    close: () => inflater?.close(),
+    reusesContext: inflater !== undefined,
+  };
+}
+
+const inflateAlone: PackInflater['inflate'] = (pack, start, end, size) => {
+  const { buffer, engine } = inflateSync(pack.subarray(start, end), {
+    info: true,
+    chunkSize: Math.max(64, size),
+  }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+  if (buffer.length !== size) throw new Error(`pack entry does not inflate to the ${size} bytes it declares`);
+  return { data: buffer, consumed: engine.bytesWritten };
+};
+
+function reusedContext(): Pick<PackInflater, 'inflate' | 'close'> | undefined {
   const inflate = new Inflate();
-  const binding = reuse ? bindingOf(inflate) : undefined;
+  const binding = bindingOf(inflate);
   if (!binding) {
     inflate.close();
-    return {
-      inflate(pack, start, end, size) {
-        const { buffer, engine } = inflateSync(pack.subarray(start, end), {
-          info: true,
-          chunkSize: Math.max(64, size),
-        }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-        if (buffer.length !== size)
-          throw new Error(`pack entry does not inflate to the ${size} bytes it declares`);
-        return { data: buffer, consumed: engine.bytesWritten };
-      },
-      close() {},
-      reusesContext: false,
-    };
+    return undefined;
   }
   const { handle, state } = binding;
   // node's own error handler destroys the stream ("no way to cleanly recover"); the pack is refused
@@ -98,6 +115,5 @@ export function createPackInflater({ reuse = true }: { reuse?: boolean } = {}): 
     close() {
       inflate.close();
     },
-    reusesContext: true,
   };
 }

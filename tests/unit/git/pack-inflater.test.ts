@@ -53,6 +53,14 @@ describe.each([
     );
   });
 
+  it('refuses an entry declaring more bytes than its stream could inflate to, before making room for them', () => {
+    const inflater = createPackInflater({ reuse });
+    // 40 bytes of deflate inflate to at most 41,280 (deflate's 1032:1)
+    expect(() => inflater.inflate(streams, 0, 40, 41_281)).toThrow(
+      'pack entry declares 41281 bytes, more than its stream can hold',
+    );
+  });
+
   it('refuses bytes that are not a zlib stream', () => {
     const inflater = createPackInflater({ reuse });
     const garbage = Buffer.from('PACK is not zlib');
