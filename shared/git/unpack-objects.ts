@@ -112,7 +112,7 @@ export function readPack({
   try {
     /** The entry whose stored bytes (a delta's instructions, else the object) the inflater holds now. */
     let heldOffset = -1;
-    let held = Buffer.alloc(0);
+    let held: Buffer = Buffer.alloc(0);
     /** The entry's stored bytes, inflated again unless held: valid until the next inflate. */
     const storedBytes = (entry: Entry): Buffer => {
       if (heldOffset !== entry.offset) {
