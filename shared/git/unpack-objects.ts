@@ -110,13 +110,20 @@ export function readPack({
     createHash('sha1').update(`${type} ${data.length}\0`, 'latin1').update(data).digest('hex');
   const inflater = createPackInflater();
   try {
-    /** The entry whose stored bytes (a delta's instructions, else the object) the inflater holds now. */
+    /**
+     * An entry's stored bytes: a delta's instructions in the inflater's reused output (valid until
+     * the next inflate), a whole object in a buffer of its own (kept as a delta base).
+     */
+    const inflateEntry = (entry: Entry, end: number) =>
+      entry.typeCode >= OFS_DELTA
+        ? inflater.inflate(pack, entry.dataStart, end, entry.size)
+        : inflater.inflateOwn(pack, entry.dataStart, end, entry.size);
+    /** The entry whose stored bytes were inflated last (by the scan, or again). */
     let heldOffset = -1;
     let held: Buffer = Buffer.alloc(0);
-    /** The entry's stored bytes, inflated again unless held: valid until the next inflate. */
     const storedBytes = (entry: Entry): Buffer => {
       if (heldOffset !== entry.offset) {
-        held = inflater.inflate(pack, entry.dataStart, entry.end, entry.size).data;
+        held = inflateEntry(entry, entry.end).data;
         heldOffset = entry.offset;
       }
       return held;
@@ -145,12 +152,7 @@ export function readPack({
         const baseData = dataOf(base, depth + 1);
         data = applyDelta(baseData, storedBytes(entry));
         entry.type = base.type!;
-      } else {
-        const stored = storedBytes(entry);
-        // a buffer of its own: the inflater's output is overwritten by the next entry
-        data = Buffer.allocUnsafeSlow(stored.length);
-        stored.copy(data);
-      }
+      } else data = storedBytes(entry);
       if (!entry.oid) {
         entry.oid = hashOf(entry.type!, data);
         byOid.set(entry.oid, entry);
@@ -188,7 +190,7 @@ export function readPack({
       } else if (typeCode >= 1 && typeCode <= 4) entry.type = TYPES[typeCode] as PackObject['type'];
       else throw new Error(`unknown pack object type ${typeCode}`);
       entry.dataStart = pos;
-      const inflated = inflater.inflate(pack, pos, pack.length - 20, size);
+      const inflated = inflateEntry(entry, pack.length - 20);
       held = inflated.data;
       heldOffset = offset;
       pos += inflated.consumed;
