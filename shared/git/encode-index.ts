@@ -17,11 +17,12 @@ export function encodeIndex({
     while (k < sorted.length && Number.parseInt(sorted[k]!.oid.slice(0, 2), 16) <= i) k++;
     fanout.writeUInt32BE(k, i * 4);
   }
-  const oids = Buffer.concat(sorted.map((e) => Buffer.from(e.oid, 'hex')));
+  const oids = Buffer.alloc(sorted.length * 20);
   const crcs = Buffer.alloc(sorted.length * 4);
   const offsets = Buffer.alloc(sorted.length * 4);
   sorted.forEach((e, i) => {
     if (e.offset >= 0x80000000) throw new RangeError('a pack over 2 GiB cannot be indexed here');
+    oids.write(e.oid, i * 20, 'hex');
     crcs.writeUInt32BE(e.crc, i * 4);
     offsets.writeUInt32BE(e.offset, i * 4);
   });

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { DeltaBaseCache } from './delta-base-cache';
 import { encodeIndex } from './encode-index';
-import { type PackObject, readPack } from './unpack-objects';
+import { readPack } from './unpack-objects';
 
 /**
  * Indexes a received pack natively (see readPack): the v2 `.idx` bytes and the pack's checksum.
@@ -11,19 +11,13 @@ export function indexPack({ pack, bases }: { pack: Buffer; bases?: DeltaBaseCach
   idx: Buffer;
   packSha: string;
 } {
-  const objects: Omit<PackObject, 'data' | 'type'>[] = [];
+  const entries: { oid: string; offset: number; crc: number }[] = [];
   const { packHash } = readPack({
     pack,
-    visit: ({ oid, offset, end }) => objects.push({ oid, offset, end }),
+    visit: ({ oid, offset, end }) =>
+      entries.push({ oid, offset, crc: crc32(pack.subarray(offset, end)) >>> 0 }),
     ...(bases ? { bases } : {}),
   });
-  const idx = encodeIndex({
-    entries: objects.map((o) => ({
-      oid: o.oid,
-      offset: o.offset,
-      crc: crc32(pack.subarray(o.offset, o.end)) >>> 0,
-    })),
-    packHash,
-  });
+  const idx = encodeIndex({ entries, packHash });
   return { idx, packSha: packHash.toString('hex') };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
 import { createDeltaBaseCache, type DeltaBaseCache } from './delta-base-cache';
+import { createPackInflater } from './pack-inflater';
 
 /** One object of a pack: its SHA, type, inflated bytes, and where its entry starts and ends in the pack. */
 export type PackObject = {
@@ -50,15 +50,25 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
   while (i < delta.length) {
     const op = delta[i++]!;
     if (op & 0x80) {
+      // unrolled as git's patch-delta.c reads them: the op's low bits say which offset and size bytes follow
       let offset = 0;
       let size = 0;
-      for (let b = 0; b < 4; b++) if (op & (1 << b)) offset += delta[i++]! * 2 ** (8 * b);
-      for (let b = 0; b < 3; b++) if (op & (0x10 << b)) size += delta[i++]! * 2 ** (8 * b);
+      if (op & 0x01) offset = delta[i++]!;
+      if (op & 0x02) offset |= delta[i++]! << 8;
+      if (op & 0x04) offset |= delta[i++]! << 16;
+      if (op & 0x08) offset = (offset | (delta[i++]! << 24)) >>> 0;
+      if (op & 0x10) size = delta[i++]!;
+      if (op & 0x20) size |= delta[i++]! << 8;
+      if (op & 0x40) size |= delta[i++]! << 16;
       if (size === 0) size = 0x10000;
       if (offset + size > base.length) throw new Error('delta copy beyond its base');
       if (at + size > out.length) throw new Error('delta result larger than it declares');
-      out.set(base.subarray(offset, offset + size), at);
-      at += size;
+      // a pack of small similar files copies a dozen bytes at a time, 25 copies a delta: below a
+      // few hundred bytes a loop costs less than a view and a TypedArray#set
+      if (size > 256) {
+        out.set(base.subarray(offset, offset + size), at);
+        at += size;
+      } else for (let from = offset, end = offset + size; from < end; ) out[at++] = base[from++]!;
     } else if (op > 0) {
       if (i + op > delta.length) throw new Error('delta insert beyond its end');
       if (at + op > out.length) throw new Error('delta result larger than it declares');
@@ -97,94 +107,111 @@ export function readPack({
   const byOffset = new Map<number, Entry>();
   const byOid = new Map<string, Entry>();
   const hashOf = (type: string, data: Buffer) =>
-    createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex');
-  // an output chunk of the object's own size: the default 16 KiB chunk per object is what makes
-  // 10,000 small inflates weigh 150 MiB until the next GC
-  const inflated = (entry: Entry) =>
-    inflateSync(pack.subarray(entry.dataStart, entry.end), { chunkSize: Math.max(64, entry.size) });
-  const baseOf = (entry: Entry) =>
-    entry.baseOffset !== undefined ? byOffset.get(entry.baseOffset) : byOid.get(entry.baseOid!);
-  /** Whether every base down `entry`'s chain is known by now (a ref-delta may name a later object). */
-  const resolvable = (entry: Entry): boolean => {
-    let at: Entry | undefined = entry;
-    for (let depth = 0; at && at.typeCode >= OFS_DELTA; depth++) {
-      if (depth > 10_000) throw new Error('delta chain too long');
-      at = baseOf(at);
-    }
-    return at !== undefined;
-  };
-  /** The entry's object bytes (its type and SHA set on the way): from `bases`, else inflated again. */
-  const dataOf = (entry: Entry, raw?: Buffer, depth = 0): Buffer => {
-    const cached = bases.get(entry.offset);
-    if (cached) return cached;
-    if (depth > 10_000) throw new Error('delta chain too long');
-    let data = raw ?? inflated(entry);
-    if (entry.typeCode >= OFS_DELTA) {
-      const base = baseOf(entry);
-      if (!base) throw new Error('delta base missing from the pack');
-      data = applyDelta(dataOf(base, undefined, depth + 1), data);
-      entry.type = base.type!;
-    }
-    if (!entry.oid) {
-      entry.oid = hashOf(entry.type!, data);
-      byOid.set(entry.oid, entry);
-    }
-    bases.set(entry.offset, data);
-    return data;
-  };
-  const emit = (entry: Entry, raw?: Buffer) => {
-    const data = dataOf(entry, raw);
-    visit({ oid: entry.oid!, type: entry.type!, data, offset: entry.offset, end: entry.end });
-  };
-  const deferred: Entry[] = [];
-  let pos = 12;
-  for (let n = 0; n < count; n++) {
-    const offset = pos;
-    let byte = pack[pos++]!;
-    const typeCode = (byte >> 4) & 7;
-    let size = byte & 0x0f;
-    for (let shift = 4; byte & 0x80; shift += 7) {
-      byte = pack[pos++]!;
-      size += (byte & 0x7f) * 2 ** shift;
-    }
-    const entry: Entry = { offset, dataStart: 0, end: 0, typeCode, size };
-    if (typeCode === OFS_DELTA) {
-      byte = pack[pos++]!;
-      let distance = byte & 0x7f;
-      while (byte & 0x80) {
-        byte = pack[pos++]!;
-        distance = (distance + 1) * 128 + (byte & 0x7f);
+    createHash('sha1').update(`${type} ${data.length}\0`, 'latin1').update(data).digest('hex');
+  const inflater = createPackInflater();
+  try {
+    /**
+     * An entry's stored bytes: a delta's instructions in the inflater's reused output (valid until
+     * the next inflate), a whole object in a buffer of its own (kept as a delta base).
+     */
+    const inflateEntry = (entry: Entry, end: number) =>
+      entry.typeCode >= OFS_DELTA
+        ? inflater.inflate(pack, entry.dataStart, end, entry.size)
+        : inflater.inflateOwn(pack, entry.dataStart, end, entry.size);
+    /** The entry whose stored bytes were inflated last (by the scan, or again). */
+    let heldOffset = -1;
+    let held: Buffer = Buffer.alloc(0);
+    const storedBytes = (entry: Entry): Buffer => {
+      if (heldOffset !== entry.offset) {
+        held = inflateEntry(entry, entry.end).data;
+        heldOffset = entry.offset;
       }
-      entry.baseOffset = offset - distance;
-    } else if (typeCode === REF_DELTA) {
-      entry.baseOid = pack.toString('hex', pos, pos + 20);
-      pos += 20;
-    } else if (typeCode >= 1 && typeCode <= 4) entry.type = TYPES[typeCode] as PackObject['type'];
-    else throw new Error(`unknown pack object type ${typeCode}`);
-    entry.dataStart = pos;
-    const { buffer, engine } = inflateSync(pack.subarray(pos, pack.length - 20), {
-      info: true,
-      chunkSize: Math.max(64, size),
-    }) as unknown as {
-      buffer: Buffer;
-      engine: { bytesWritten: number };
+      return held;
     };
-    pos += engine.bytesWritten;
-    entry.end = pos;
-    byOffset.set(offset, entry);
-    if (resolvable(entry)) emit(entry, buffer);
-    else deferred.push(entry);
-  }
-  if (pos !== pack.length - 20) throw new Error('pack has trailing bytes');
-  // ref-deltas may name a base that itself is a delta later in the pack: resolve until done
-  for (let pending = deferred; pending.length > 0; ) {
-    const before = pending.length;
-    pending = pending.filter((entry) => {
-      if (!resolvable(entry)) return true;
-      emit(entry);
-      return false;
-    });
-    if (pending.length === before) throw new Error('delta base missing from the pack');
+    const baseOf = (entry: Entry) =>
+      entry.baseOffset !== undefined ? byOffset.get(entry.baseOffset) : byOid.get(entry.baseOid!);
+    /**
+     * Whether the entry's object can be read now: a whole object, or a delta whose base was read
+     * (its SHA known), which held for the base's own base in turn. A ref-delta may name a later object.
+     */
+    const resolvable = (entry: Entry): boolean =>
+      entry.typeCode < OFS_DELTA || baseOf(entry)?.oid !== undefined;
+    /**
+     * The entry's object bytes (its type and SHA set on the way): from `bases`, else from its stored
+     * bytes (held when the scan just inflated it).
+     */
+    const dataOf = (entry: Entry, depth = 0): Buffer => {
+      const cached = bases.get(entry.offset);
+      if (cached) return cached;
+      if (depth > 10_000) throw new Error('delta chain too long');
+      let data: Buffer;
+      if (entry.typeCode >= OFS_DELTA) {
+        const base = baseOf(entry);
+        if (!base) throw new Error('delta base missing from the pack');
+        // the base first: reading it may inflate other entries over this one's instructions
+        const baseData = dataOf(base, depth + 1);
+        data = applyDelta(baseData, storedBytes(entry));
+        entry.type = base.type!;
+      } else data = storedBytes(entry);
+      if (!entry.oid) {
+        entry.oid = hashOf(entry.type!, data);
+        byOid.set(entry.oid, entry);
+      }
+      bases.set(entry.offset, data);
+      return data;
+    };
+    const emit = (entry: Entry) => {
+      const data = dataOf(entry);
+      visit({ oid: entry.oid!, type: entry.type!, data, offset: entry.offset, end: entry.end });
+    };
+    const deferred: Entry[] = [];
+    let pos = 12;
+    for (let n = 0; n < count; n++) {
+      const offset = pos;
+      let byte = pack[pos++]!;
+      const typeCode = (byte >> 4) & 7;
+      let size = byte & 0x0f;
+      for (let shift = 4; byte & 0x80; shift += 7) {
+        byte = pack[pos++]!;
+        size += (byte & 0x7f) * 2 ** shift;
+      }
+      const entry: Entry = { offset, dataStart: 0, end: 0, typeCode, size };
+      if (typeCode === OFS_DELTA) {
+        byte = pack[pos++]!;
+        let distance = byte & 0x7f;
+        while (byte & 0x80) {
+          byte = pack[pos++]!;
+          distance = (distance + 1) * 128 + (byte & 0x7f);
+        }
+        entry.baseOffset = offset - distance;
+      } else if (typeCode === REF_DELTA) {
+        entry.baseOid = pack.toString('hex', pos, pos + 20);
+        pos += 20;
+      } else if (typeCode >= 1 && typeCode <= 4) entry.type = TYPES[typeCode] as PackObject['type'];
+      else throw new Error(`unknown pack object type ${typeCode}`);
+      entry.dataStart = pos;
+      const inflated = inflateEntry(entry, pack.length - 20);
+      held = inflated.data;
+      heldOffset = offset;
+      pos += inflated.consumed;
+      entry.end = pos;
+      byOffset.set(offset, entry);
+      if (resolvable(entry)) emit(entry);
+      else deferred.push(entry);
+    }
+    if (pos !== pack.length - 20) throw new Error('pack has trailing bytes');
+    // ref-deltas may name a base that itself is a delta later in the pack: resolve until done
+    for (let pending = deferred; pending.length > 0; ) {
+      const before = pending.length;
+      pending = pending.filter((entry) => {
+        if (!resolvable(entry)) return true;
+        emit(entry);
+        return false;
+      });
+      if (pending.length === before) throw new Error('delta base missing from the pack');
+    }
+  } finally {
+    inflater.close();
   }
   return { packHash };
 }
