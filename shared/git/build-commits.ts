@@ -199,7 +199,7 @@ async function applyOperation(
         for (const file of part) {
           checkSize(file, maxObjectBytes);
           const segments = segmentsOf(file.path, inside);
-          wanted.add(file.path);
+          if (operation.prune === 'Always') wanted.add(file.path);
           await editor.put(segments, file.content);
         }
       // Only the held files the snapshot lacks are matched against the pattern: in a resync that
