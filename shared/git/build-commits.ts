@@ -190,25 +190,25 @@ async function applyOperation(
       if (scope.length === 0 && target !== '.')
         throw new TreeConflict(`scope "." is outside the target "${target}"`);
       const inside = scope.length === 0 ? '.' : scope.join('/');
-      // mark and sweep: upsert every desired file; only 'Always' removes what the snapshot lacks,
-      // from the files held before it (its own puts add only files it has).
-      const held = operation.prune === 'Always' ? await editor.listFiles(scope) : [];
-      // a checked path is its names joined by '/', so the path itself names the file in the listing
-      const wanted = new Set<string>();
+      // mark and sweep: upsert every desired file; only 'Always' removes what the snapshot lacks:
+      // the files held before it that none of its parts named (its own puts add only files it has).
+      // A set of the held files, each struck off as a part names it, so a part's paths are not kept
+      // once it is in.
+      const lacking = new Set(operation.prune === 'Always' ? await editor.listFiles(scope) : []);
       for await (const part of partsOf(operation.files))
         for (const file of part) {
           checkSize(file, maxObjectBytes);
+          // a checked path is its names joined by '/', so the path itself names the file in the listing
           const segments = segmentsOf(file.path, inside);
-          if (operation.prune === 'Always') wanted.add(file.path);
+          lacking.delete(file.path);
           await editor.put(segments, file.content);
         }
       // Only the held files the snapshot lacks are matched against the pattern: in a resync that
       // is the few deleted objects, not every file of the scope.
       const covered = operation.match === undefined ? undefined : new RegExp(operation.match);
       const relative = (path: string) => (inside === '.' ? path : path.slice(inside.length + 1));
-      for (const path of held)
-        if (!wanted.has(path) && (covered === undefined || covered.test(relative(path))))
-          await editor.remove(path.split('/'));
+      for (const path of lacking)
+        if (covered === undefined || covered.test(relative(path))) await editor.remove(path.split('/'));
       return;
     }
     case 'rewrite': {
