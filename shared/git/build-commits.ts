@@ -7,7 +7,7 @@ import type { ObjectStore } from './object-store';
 import type { CommitSigner } from './signing/commit-signer';
 import { signCommit } from './signing/sign-commit';
 import { createTreeEditor, type ReadTree, TreeConflict, type TreeEditor } from './tree-editor';
-import type { GitOperation, GitWrite } from './types';
+import type { GitOperation, GitWrite, SnapshotFile, SnapshotParts } from './types';
 
 /** The object id of Git's empty tree. */
 const EMPTY_TREE_OID = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -127,34 +127,42 @@ async function applyWrite(
 ): Promise<void> {
   const target = write.targetPath;
   if (target !== '.') segmentsOf(target, '.');
-  for (const operation of write.operations) {
-    checkSizes(operation, maxObjectBytes);
+  const apply = async (operation: GitOperation) => {
     const path = operation.op === 'put' || operation.op === 'delete' ? operation.path : undefined;
     const object = path === undefined ? undefined : write.describe?.(path);
-    if (path === undefined || object === undefined) {
-      await applyOperation(editor, operation, target, contentOf);
-      continue;
-    }
+    if (path === undefined || object === undefined)
+      return applyOperation(editor, operation, target, contentOf, maxObjectBytes);
     // the verb is what the commit does to the file: the tree before and after, not the cluster's verb
     const segments = segmentsOf(path, target);
     const before = await editor.blobOid(segments);
-    await applyOperation(editor, operation, target, contentOf);
+    await applyOperation(editor, operation, target, contentOf, maxObjectBytes);
     const after = await editor.blobOid(segments);
-    if (before === after) continue;
+    if (before === after) return;
     changed.push({
       verb: before === undefined ? 'create' : after === undefined ? 'delete' : 'update',
       object,
     });
+  };
+  for (const operation of write.operations) {
+    await apply(operation);
+    // what a snapshot's parts decide is known once they are read, and goes right after them
+    if (operation.op === 'snapshot')
+      for (const following of operation.after?.() ?? []) await apply(following);
   }
 }
 
-function checkSizes(operation: GitOperation, maxObjectBytes: number): void {
-  const files = operation.op === 'put' ? [operation] : operation.op === 'snapshot' ? operation.files : [];
-  for (const file of files) {
-    const size = typeof file.content === 'string' ? Buffer.byteLength(file.content) : file.content.byteLength;
-    if (size > maxObjectBytes)
-      throw new TreeConflict(`file "${file.path}" is ${size} bytes, over the limit of ${maxObjectBytes}`);
-  }
+function checkSize(file: SnapshotFile, maxObjectBytes: number): void {
+  const size = typeof file.content === 'string' ? Buffer.byteLength(file.content) : file.content.byteLength;
+  if (size > maxObjectBytes)
+    throw new TreeConflict(`file "${file.path}" is ${size} bytes, over the limit of ${maxObjectBytes}`);
+}
+
+/** A snapshot's files part by part: a list given whole is its one part. */
+async function* partsOf(
+  files: readonly SnapshotFile[] | SnapshotParts,
+): AsyncIterable<readonly SnapshotFile[]> {
+  if (typeof files === 'function') yield* files();
+  else yield files;
 }
 
 /** The SHA Git names a blob of these bytes by (without storing it). */
@@ -169,9 +177,11 @@ async function applyOperation(
   operation: GitOperation,
   target: string,
   contentOf: ReadBlob,
+  maxObjectBytes: number,
 ): Promise<void> {
   switch (operation.op) {
     case 'put':
+      checkSize(operation, maxObjectBytes);
       return editor.put(segmentsOf(operation.path, target), operation.content);
     case 'delete':
       return editor.remove(segmentsOf(operation.path, target));
@@ -180,25 +190,25 @@ async function applyOperation(
       if (scope.length === 0 && target !== '.')
         throw new TreeConflict(`scope "." is outside the target "${target}"`);
       const inside = scope.length === 0 ? '.' : scope.join('/');
-      // a checked path is its names joined by '/', so the path itself names the file in the listing
-      const wanted = new Set<string>();
-      const files = operation.files.map((file) => {
-        wanted.add(file.path);
-        return { segments: segmentsOf(file.path, inside), content: file.content };
-      });
-      // mark and sweep: upsert every desired file; only 'Always' removes what the snapshot lacks.
-      // Only the listed files the snapshot lacks are matched against the pattern: in a resync that
+      // mark and sweep: upsert every desired file; only 'Always' removes what the snapshot lacks:
+      // the files held before it that none of its parts named (its own puts add only files it has).
+      // A set of the held files, each struck off as a part names it, so a part's paths are not kept
+      // once it is in.
+      const lacking = new Set(operation.prune === 'Always' ? await editor.listFiles(scope) : []);
+      for await (const part of partsOf(operation.files))
+        for (const file of part) {
+          checkSize(file, maxObjectBytes);
+          // a checked path is its names joined by '/', so the path itself names the file in the listing
+          const segments = segmentsOf(file.path, inside);
+          lacking.delete(file.path);
+          await editor.put(segments, file.content);
+        }
+      // Only the held files the snapshot lacks are matched against the pattern: in a resync that
       // is the few deleted objects, not every file of the scope.
       const covered = operation.match === undefined ? undefined : new RegExp(operation.match);
       const relative = (path: string) => (inside === '.' ? path : path.slice(inside.length + 1));
-      const lacking =
-        operation.prune === 'Always'
-          ? (await editor.listFiles(scope)).filter(
-              (path) => !wanted.has(path) && (covered === undefined || covered.test(relative(path))),
-            )
-          : [];
-      for (const file of files) await editor.put(file.segments, file.content);
-      for (const path of lacking) await editor.remove(path.split('/'));
+      for (const path of lacking)
+        if (covered === undefined || covered.test(relative(path))) await editor.remove(path.split('/'));
       return;
     }
     case 'rewrite': {

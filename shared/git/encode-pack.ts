@@ -34,6 +34,14 @@ function baseDistance(distance: number): number[] {
 }
 
 /**
+ * A packfile as its pieces in order: each object's header beside its deflated bytes as the store
+ * holds them. Never joined into one buffer: a first snapshot's pack is as large as all its deflated
+ * blobs, and a joined copy would double that at the publication's peak. It is written to
+ * receive-pack and to the cache piece by piece.
+ */
+export type PackPieces = readonly Buffer[];
+
+/**
  * Encodes the store's objects as one packfile (v2) and its v2 index. The objects are already
  * deflated (node's native zlib), so this only frames them: the same bytes go to receive-pack and
  * into the local cache. An object kept as a
@@ -43,7 +51,7 @@ export async function encodePack({
   store,
 }: {
   store: ObjectStore;
-}): Promise<{ pack: Buffer; idx: Buffer; packSha: string }> {
+}): Promise<{ pack: PackPieces; idx: Buffer; packSha: string }> {
   const chosen = [...(await store.objects())];
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
@@ -71,8 +79,6 @@ export async function encodePack({
   }
   const packHash = hash.digest();
   parts.push(packHash);
-  const pack = Buffer.concat(parts, offset + 20);
-
   const idx = encodeIndex({ entries, packHash });
-  return { pack, idx, packSha: packHash.toString('hex') };
+  return { pack: parts, idx, packSha: packHash.toString('hex') };
 }

@@ -1,5 +1,9 @@
-import { rename, stat, writeFile } from 'node:fs/promises';
+import { open, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PackPieces } from './encode-pack';
+
+/** How many pieces go to the disk in one write: a pack of 100,000 small objects in a few hundred calls. */
+const PIECES_PER_WRITE = 1024;
 
 /**
  * Puts a pack and its index into a repository's `objects/pack`, each written to a temporary name and
@@ -13,7 +17,8 @@ export async function installPack({
   packSha,
 }: {
   gitdir: string;
-  pack: Buffer;
+  /** The pack's bytes, whole (a fetched pack) or in pieces (one this process encoded). */
+  pack: Buffer | PackPieces;
   idx: Buffer;
   packSha: string;
 }): Promise<boolean> {
@@ -23,13 +28,29 @@ export async function installPack({
     () => false,
   );
   if (present) return false;
-  for (const [ext, bytes] of [
-    ['pack', pack],
-    ['idx', idx],
+  for (const [ext, pieces] of [
+    ['pack', Buffer.isBuffer(pack) ? [pack] : pack],
+    ['idx', [idx]],
   ] as const) {
     const temporary = join(dir, `tmp_kubescribe_${packSha}_${process.pid}.${ext}`);
-    await writeFile(temporary, bytes);
+    await writePieces(temporary, pieces);
     await rename(temporary, join(dir, `pack-${packSha}.${ext}`));
   }
   return true;
+}
+
+/** Writes the pieces one after another as a new file, without joining them in memory. */
+async function writePieces(path: string, pieces: PackPieces): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    for (let i = 0; i < pieces.length; i += PIECES_PER_WRITE) {
+      const batch = pieces.slice(i, i + PIECES_PER_WRITE);
+      const { bytesWritten } = await file.writev(batch);
+      const size = batch.reduce((total, piece) => total + piece.length, 0);
+      // libuv writes a file's vector whole or fails: a short write here is a full disk or a bug
+      if (bytesWritten !== size) throw new Error(`${path}: wrote ${bytesWritten} of ${size} bytes`);
+    }
+  } finally {
+    await file.close();
+  }
 }

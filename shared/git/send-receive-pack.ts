@@ -1,4 +1,5 @@
 import type { HttpClient } from 'isomorphic-git';
+import type { PackPieces } from './encode-pack';
 import type { HttpRefusal } from './errors';
 import { classifyHttpStatus, readBody } from './http-status';
 import { isLostRaceText } from './lost-race-texts';
@@ -33,7 +34,7 @@ export async function sendReceivePack({
   ref: string;
   oldOid: string | null;
   newOid: string;
-  pack: Buffer;
+  pack: PackPieces;
 }): Promise<ReceivePackOutcome> {
   // no agent= capability: some hosts reject capabilities they did not advertise
   const command = pktLine(`${oldOid ?? ZERO} ${newOid} ${ref}\0report-status side-band-64k\n`);
@@ -46,7 +47,7 @@ export async function sendReceivePack({
     },
     body: (async function* () {
       yield Buffer.concat([command, Buffer.from('0000')]);
-      yield pack;
+      yield* pack;
     })(),
   });
   const raw = await readBody(res);

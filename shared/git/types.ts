@@ -35,6 +35,16 @@ const ContentSchema = z.union([
   z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'must be text or bytes'),
 ]);
 
+const SnapshotFileSchema = z.object({ path: z.string(), content: ContentSchema }).strict();
+/** A file of a snapshot: its repository path and its bytes. */
+export type SnapshotFile = z.infer<typeof SnapshotFileSchema>;
+/** A snapshot's files, part by part, read as they are asked for. */
+export type SnapshotParts = () => AsyncIterable<readonly SnapshotFile[]>;
+/** An operation a snapshot's parts decide, applied after its files. */
+export type FollowingOperation =
+  | { op: 'put'; path: string; content: string | Uint8Array }
+  | { op: 'delete'; path: string };
+
 export const GitOperationSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('put'), path: z.string(), content: ContentSchema }).strict(),
   z.object({ op: z.literal('delete'), path: z.string() }).strict(),
@@ -58,8 +68,23 @@ export const GitOperationSchema = z.discriminatedUnion('op', [
           }
         }, 'not a regular expression')
         .optional(),
-      files: z.array(z.object({ path: z.string(), content: ContentSchema }).strict()),
+      /**
+       * The files the snapshot holds: a list, or its parts to read one after another (each build
+       * reads them anew: a publication's attempts rebuild), so a cluster's snapshot never has more
+       * than one part's texts in memory.
+       */
+      files: z.union([
+        z.array(SnapshotFileSchema),
+        z.custom<SnapshotParts>((value) => typeof value === 'function', 'must be a list or a function'),
+      ]),
       prune: pruneModeSchema,
+      /**
+       * The puts and deletes that what the parts held decides (the deletes they name, the target's
+       * `.sops.yaml` for the Secrets they wrote), asked for once every file is in and applied then.
+       */
+      after: z
+        .custom<() => FollowingOperation[]>((value) => typeof value === 'function', 'must be a function')
+        .optional(),
     })
     .strict(),
   z

@@ -6,8 +6,14 @@ import type {
   SnapshotScope,
   WriteChange,
 } from '../../branch';
-import type { GitOperation, GitWrite, PublishResult } from '../../git/types';
-import { type SnapshotPartPayload, snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
+import type {
+  FollowingOperation,
+  GitOperation,
+  GitWrite,
+  PublishResult,
+  SnapshotFile,
+} from '../../git/types';
+import { snapshotPartPayloadSchema } from '../../payloads/snapshot-part';
 import { CLUSTER_SCOPE_FOLDER, describeObjectPath, type PathMode } from '../../resources/canonical-path';
 import { decodeSegment, portableFolder } from '../../resources/portable-path';
 import {
@@ -94,27 +100,45 @@ export async function toGitWrites({
           content: await secretFile(write, change.path, await readPayload(change.payloadRef)),
         });
     }
+    const recipients = secrets?.encryptionFor(write.target)?.recipients;
+    const lastPutSecret = operations.findLast(
+      (operation): operation is SnapshotFile & { op: 'put' } =>
+        operation.op === 'put' && SECRET_FILE.test(operation.path),
+    );
     if (write.snapshot) {
       const refs = snapshotParts[write.snapshot.payloadRef] ?? [write.snapshot.payloadRef];
-      const files: SnapshotPartPayload['files'] = [];
+      // what the parts held beyond their files, as the last build read them
+      let lastSecret: SnapshotFile | undefined;
       const deletes: string[] = [];
-      for (const ref of refs) {
-        const part = snapshotPartPayloadSchema.parse(JSON.parse(await text(ref)));
-        for (const file of part.files)
-          files.push({ path: file.path, content: await secretFile(write, file.path, file.content) });
-        deletes.push(...part.deletes);
+      // a part at a time, as the build asks for them: a cluster's snapshot never has every file's
+      // text in memory at once (docs/architecture.md, "A cluster")
+      async function* files(): AsyncIterable<SnapshotFile[]> {
+        lastSecret = undefined;
+        deletes.length = 0;
+        for (const ref of refs) {
+          const part = snapshotPartPayloadSchema.parse(JSON.parse(await text(ref)));
+          const read: SnapshotFile[] = [];
+          for (const file of part.files) {
+            const content = await secretFile(write, file.path, file.content);
+            read.push({ path: file.path, content });
+            if (SECRET_FILE.test(file.path)) lastSecret = { path: file.path, content };
+          }
+          deletes.push(...part.deletes);
+          yield read;
+        }
       }
+      const prunes = write.prune !== 'Never';
       operations.push({
         op: 'snapshot',
         ...snapshotSweep(write.targetPath, write.snapshot.scope, pathsFor(write.target)),
         files,
         prune: write.prune,
+        after: () => [
+          ...(prunes ? deletes.map((path) => ({ op: 'delete' as const, path })) : []),
+          ...sopsRulesFor(write.targetPath, lastSecret ?? lastPutSecret, recipients),
+        ],
       });
-      if (write.prune !== 'Never') for (const path of deletes) operations.push({ op: 'delete', path });
-    }
-    operations.push(
-      ...sopsRulesFor(write.targetPath, operations, secrets?.encryptionFor(write.target)?.recipients),
-    );
+    } else operations.push(...sopsRulesFor(write.targetPath, lastPutSecret, recipients));
     result.push({
       id: write.id,
       message: write.message,
@@ -215,19 +239,15 @@ const SECRET_FILE = /(^|\/)secrets\/[^/]+\.sops\.yaml$/;
 const RECIPIENT = /^ *(?:- )?recipient: "?(age1[0-9a-z]+)"?$/gm;
 
 /**
- * A write that puts an encrypted Secret also puts the target's `.sops.yaml`, for the target's
+ * A write that puts an encrypted Secret (`secret`: the last it puts) also puts the target's `.sops.yaml`, for the target's
  * current recipients (else those the last Secret written was encrypted for), so `sops` edits and
  * re-encrypts the target's files as kubescribe does. Identical bytes change nothing.
  */
 function sopsRulesFor(
   targetPath: string,
-  operations: readonly GitOperation[],
+  secret: SnapshotFile | undefined,
   current: readonly string[] | undefined,
-): GitOperation[] {
-  const files = operations.flatMap((operation) =>
-    operation.op === 'put' ? [operation] : operation.op === 'snapshot' ? operation.files : [],
-  );
-  const secret = files.filter((file) => SECRET_FILE.test(file.path)).at(-1);
+): FollowingOperation[] {
   if (!secret) return [];
   const text = typeof secret.content === 'string' ? secret.content : new TextDecoder().decode(secret.content);
   const recipients = current ?? [...text.matchAll(RECIPIENT)].map((match) => match[1]!);

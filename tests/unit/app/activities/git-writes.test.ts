@@ -97,7 +97,8 @@ describe('pending writes as Git writes', () => {
     expect(gitWrite?.author).toMatchObject({ name: 'kubescribe', email: 'kubescribe@example.invalid' });
   });
 
-  it("joins a snapshot's parts into one scoped sweep, with its deletes", async () => {
+  it("reads a snapshot's parts as one scoped sweep, part by part as the build asks, then its deletes", async () => {
+    const read: string[] = [];
     const [gitWrite] = await toGitWrites({
       writes: [
         write({
@@ -112,16 +113,31 @@ describe('pending writes as Git writes', () => {
         }),
       ],
       committer,
-      readPayload,
+      readPayload: (ref) => {
+        read.push(ref);
+        return readPayload(ref);
+      },
       snapshotParts: { 'snapshot:s': ['sha256:part1', 'sha256:part2'] },
     });
-    expect(gitWrite?.operations).toEqual([
-      {
-        op: 'snapshot',
-        ...snapshotSweep('clusters/prod', { group: 'apps', resource: 'deployments' }),
-        files: [{ path: 'clusters/prod/shop/apps/deployments/web.yaml', content: 'kind: Deployment\n' }],
-        prune: 'Always',
-      },
+    const [snapshot, ...others] = gitWrite?.operations ?? [];
+    if (snapshot?.op !== 'snapshot' || typeof snapshot.files !== 'function')
+      throw new Error(`not a snapshot read part by part: ${JSON.stringify(snapshot)}`);
+    expect(others).toEqual([]);
+    expect(snapshot).toMatchObject({
+      ...snapshotSweep('clusters/prod', { group: 'apps', resource: 'deployments' }),
+      prune: 'Always',
+    });
+    // nothing is read before the build asks for the parts, and each part only when it is reached
+    expect(read).toEqual([]);
+    const parts = snapshot.files()[Symbol.asyncIterator]();
+    expect((await parts.next()).value).toEqual([
+      { path: 'clusters/prod/shop/apps/deployments/web.yaml', content: 'kind: Deployment\n' },
+    ]);
+    expect(read).toEqual(['sha256:part1']);
+    expect((await parts.next()).value).toEqual([]);
+    expect((await parts.next()).done).toBe(true);
+    expect(read).toEqual(['sha256:part1', 'sha256:part2']);
+    expect(snapshot.after?.()).toEqual([
       { op: 'delete', path: 'clusters/prod/shop/apps/deployments/old.yaml' },
     ]);
   });
