@@ -103,6 +103,24 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
     changes: z.array(changeSchema).min(1),
   }),
   z.strictObject({
+    type: z.literal('AdmitRun'),
+    at: instant,
+    target: name,
+    author: authorSchema,
+    attribution: attributionSchema,
+    /**
+     * Changes kept beside the state (state version 4): `n` changes from `first` of the change list
+     * stored in the batch payload `ref`, holding `bytes` payload bytes. None of them is a scoped
+     * operation (those come as `AdmitChanges`, alone in their write).
+     */
+    run: z.strictObject({
+      ref: z.string().min(1).max(512),
+      first: z.number().int().nonnegative(),
+      n: z.number().int().positive(),
+      bytes,
+    }),
+  }),
+  z.strictObject({
     type: z.literal('RefuseChanges'),
     at: instant,
     target: name,

@@ -4,6 +4,7 @@ import { withNotRecorded } from './not-recorded';
 import { changesOf, countInMinute, RECENT_COMMITS_KEPT, recentCommit } from './record-activity';
 import { type BranchState, deadlineKey, type PublicationState, withRefusals } from './state';
 import {
+  admitRunToWindow,
   admitToWindow,
   appendWrite,
   emptyBuckets,
@@ -151,6 +152,15 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
           idleFrom: fact.at,
           soleMessage,
         },
+      };
+    }
+    case 'RunAdmitted': {
+      const window = state.window;
+      if (!window || window.id !== fact.windowId) return state;
+      const admitted = counted(state, window.target, 'accepted', fact.at, fact.run.n);
+      return {
+        ...admitted,
+        window: { ...window, ...admitRunToWindow(window, fact.run), idleFrom: fact.at, soleMessage: null },
       };
     }
     case 'ChangeSkipped':

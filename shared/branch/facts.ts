@@ -10,6 +10,7 @@ import type {
   SavePhase,
   SaveRecord,
   WindowChange,
+  WriteRun,
 } from './model';
 import type { BranchLimits, TargetSettings } from './settings';
 
@@ -21,6 +22,8 @@ export type WindowCloseReason =
   | 'buffer-limit'
   | 'item-limit'
   | 'scoped-change'
+  /** A change admitted inline after runs kept beside the state: the runs publish after inline changes. */
+  | 'after-runs'
   | 'resync-before-apply'
   | 'attach-next'
   | 'save-deadline';
@@ -66,6 +69,7 @@ export type BranchFact =
         maxDueAt: string;
       }
     >
+  | Fact<'RunAdmitted', { windowId: string; run: WriteRun }>
   | Fact<'ChangesAdmitted', { windowId: string; changes: Omit<WindowChange, 'seq'>[]; soleMessage?: string }>
   | Fact<
       'ChangeSkipped',

@@ -1,5 +1,6 @@
 import type { BranchFact, BranchState, FactOf } from '../../branch';
 import { expandOrder } from '../../branch/change-order';
+import { changesOf } from '../../branch/record-activity';
 import { pendingWrites, storedDecidedAt, storedWriteId } from '../../branch/storage';
 import { emit, listening } from '../../telemetry/bus';
 import type { Occurrence } from '../../telemetry/occurrences';
@@ -38,7 +39,7 @@ export function branchOccurrences({
           branch,
           ...(write ? { target: write.target } : {}),
           reason: fact.reason,
-          changes: write?.changes?.length ?? 0,
+          changes: write ? changesOf(write) : 0,
         });
         break;
       }
@@ -120,7 +121,7 @@ function publicationLanded(
     if (!ids.has(write.id)) continue;
     writes++;
     targets.add(write.target);
-    changes += write.changes?.length ?? write.snapshot?.objects ?? 0;
+    changes += changesOf(write);
   }
   const latenciesMs: number[] = [];
   for (const stored of before.pending) {
