@@ -60,8 +60,9 @@ function withPublished(
   for (const write of inFlightWrites(state)) {
     const commit = fact.commits[write.id];
     if (!published.has(write.id) || !commit) continue;
-    commits.push(recentCommit(write, commit, fact.at));
-    next = counted(next, write.target, 'published', fact.at, changesOf(write));
+    const written = fact.written?.[write.id];
+    commits.push(recentCommit(write, commit, fact.at, written));
+    next = counted(next, write.target, 'published', fact.at, written?.count ?? changesOf(write));
   }
   return { ...next, recentCommits: commits.slice(-RECENT_COMMITS_KEPT) };
 }

@@ -1,4 +1,4 @@
-import type { CommandOf, RefusedChange } from './commands';
+import type { CommandOf, RefusedChange, WrittenRuns } from './commands';
 import type {
   Attribution,
   Author,
@@ -120,6 +120,8 @@ export type BranchFact =
         commits: Record<string, string | null>;
         head: string;
         evidence: 'pushed' | 'remote-settled';
+        /** What the publication read of its writes with runs (their subject and first changes). */
+        written?: WrittenRuns;
       }
     >
   | Fact<'PublicationFailed', { attempt: string; cause: FailureCause; retryAt: string; delayMs: number }>

@@ -116,7 +116,23 @@ function runChanges(runs: readonly { n: number }[] | undefined): number {
 }
 
 /** The commit `commit` made for `write`, as the recent commits keep it. */
-export function recentCommit(write: PendingWrite, commit: string, at: string): RecentCommit {
+export function recentCommit(
+  write: PendingWrite,
+  commit: string,
+  at: string,
+  written?: { subject: string; changes: RecentChange[]; count: number },
+): RecentCommit {
+  // a write with runs is listed as the publication read it (its changes are beside the state)
+  if (written)
+    return {
+      commit,
+      at,
+      target: write.target,
+      author: cutTo(AUTHOR_CHARS)(write.author.name),
+      subject: cutTo(SUBJECT_CHARS)(written.subject),
+      changes: written.changes.map((change) => ({ op: change.op, path: cutTo(PATH_CHARS)(change.path) })),
+      more: Math.max(0, written.count - written.changes.length),
+    };
   const changes = write.changes ?? [];
   const prefix = write.targetPath === '.' ? '' : `${write.targetPath}/`;
   return {

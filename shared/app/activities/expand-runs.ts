@@ -1,6 +1,8 @@
 import type { AdmittedChange, PendingWrite, WriteChange } from '../../branch';
 import { type ChangeOrder, supersedes } from '../../branch/change-order';
+import type { WrittenRuns } from '../../branch/commands';
 import { eventMessage, groupMessage } from '../../branch/messages';
+import { CHANGES_LISTED } from '../../branch/record-activity';
 import { checkWritePath } from '../../git/check-write-path';
 import { admittedFrom, type BatchedChange } from '../../payloads/change-batches';
 import { publishedKey } from '../entity/published-orders';
@@ -29,7 +31,8 @@ export interface LeftOut {
  * (`change-order.ts`: integer resourceVersions, else receipt times, a tie to the later); a path
  * outside the write's target or unsafe left out, as the entity refuses an inline one. A write whose
  * message the branch left to its changes (empty) gets the template: the event template for one
- * change, the group template for several.
+ * change, the group template for several. `written` says, per write with runs, its subject, first
+ * changes and count, which the branch keeps for its recent commits.
  */
 export async function expandRuns({
   writes,
@@ -39,7 +42,13 @@ export async function expandRuns({
   writes: readonly PendingWrite[];
   changesOf: (ref: string) => Promise<BatchedChange[]>;
   publishedOrder: (target: string, path: string) => ChangeOrder | undefined;
-}): Promise<{ writes: PendingWrite[]; published: PublishedRunChange[]; leftOut: LeftOut[] }> {
+}): Promise<{
+  writes: PendingWrite[];
+  published: PublishedRunChange[];
+  leftOut: LeftOut[];
+  written: Map<string, WrittenRuns[string]>;
+}> {
+  const written = new Map<string, WrittenRuns[string]>();
   const kept = new Map<string, ChangeOrder>();
   const published: PublishedRunChange[] = [];
   const leftOut: LeftOut[] = [];
@@ -103,6 +112,15 @@ export async function expandRuns({
           : groupMessage(write.author, write.target, changes.length);
     const { runs: _read, ...rest } = write;
     expanded.push({ ...rest, message, changes });
+    const prefix = write.targetPath === '.' ? '' : `${write.targetPath}/`;
+    written.set(write.id, {
+      subject: message.split('\n', 1)[0] ?? '',
+      changes: changes.slice(0, CHANGES_LISTED).map((change) => ({
+        op: change.operation,
+        path: change.path.startsWith(prefix) ? change.path.slice(prefix.length) : change.path,
+      })),
+      count: changes.length,
+    });
   }
-  return { writes: expanded, published, leftOut };
+  return { writes: expanded, published, leftOut, written };
 }

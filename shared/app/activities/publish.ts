@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PublicationResult } from '../../branch';
 import { supersedes } from '../../branch/change-order';
+import { WRITTEN_LISTED } from '../../branch/commands';
 import type { RepositoryConfig } from '../../config';
 import { ensureError } from '../../errors';
 import type { GitCredentials } from '../../git/credentials';
@@ -139,9 +140,16 @@ async function land(
       ),
     );
   }
+  const answer = toPublicationResult(result);
+  if (answer.outcome === 'published' || answer.outcome === 'settled') {
+    const written = Object.fromEntries(
+      [...expansion.written].filter(([id]) => typeof answer.commits[id] === 'string').slice(-WRITTEN_LISTED),
+    );
+    if (Object.keys(written).length > 0) return { ...answer, written };
+  }
   if (result.kind === 'writeRefused')
     warn(
       `branch ${input.branch}: write ${result.writeId} can never be published and is set aside: ${result.cause}`,
     );
-  return toPublicationResult(result);
+  return answer;
 }
