@@ -19,9 +19,20 @@ import type { PublishedRunChange } from './expand-runs';
  * publication landed, read before the next one; one attempt of a branch is in flight at a time, and
  * a concurrent writer (an attempt run twice) is merged, never overwritten.
  */
-const memorySchema = z.array(
-  z.strictObject({ minute: z.string(), orders: z.record(z.string(), z.string()) }),
-);
+const memorySchema = z.object({
+  v: z.literal(1),
+  buckets: z.array(z.strictObject({ minute: z.string(), orders: z.record(z.string(), z.string()) })),
+});
+
+/** The buckets a record holds; a record that does not parse (a later version's) counts as none. */
+function bucketsOf(text: string | undefined): PublishedOrders[] {
+  if (!text) return [];
+  try {
+    return memorySchema.parse(JSON.parse(text)).buckets;
+  } catch {
+    return [];
+  }
+}
 
 function keyOf(branchKey: string): string {
   return createHash('sha256').update(`published-runs\n${branchKey}`).digest('hex');
@@ -33,7 +44,7 @@ export async function readRunMemory(
   branchKey: string,
 ): Promise<(target: string, path: string) => ChangeOrder | undefined> {
   const record = await store.read(keyOf(branchKey));
-  const memory = record?.text ? memorySchema.parse(JSON.parse(record.text)) : [];
+  const memory = bucketsOf(record?.text);
   return (target, path) => rememberedOrder(memory, publishedKey(target, path));
 }
 
@@ -55,9 +66,8 @@ export async function rememberRunChanges(
   const key = keyOf(branchKey);
   for (let attempt = 0; attempt < SWAP_TRIES; attempt++) {
     const record = await store.read(key);
-    const memory: PublishedOrders[] = record?.text ? memorySchema.parse(JSON.parse(record.text)) : [];
-    const next = withPublishedOrders(memory, atMs, orders);
-    if (await store.write(key, JSON.stringify(next), record?.tag)) return;
+    const buckets = withPublishedOrders(bucketsOf(record?.text), atMs, orders);
+    if (await store.write(key, JSON.stringify({ v: 1, buckets }), record?.tag)) return;
   }
   throw new Error(`the published run orders of ${branchKey} kept changing under ${SWAP_TRIES} writes`);
 }
