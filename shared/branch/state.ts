@@ -93,7 +93,8 @@ export interface BranchState {
    * 4: snapshots sent in parts kept per target (the entity's `snapshots` keys and `snapshot:` payload
    * references name the target), and changes refused on arrival counted in `refused` (`object`), and scoped operations
    * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes, and what changed: the
-   * branch's `recentCommits` and each target's changes per minute (`activity`).
+   * branch's `recentCommits` and each target's changes per minute (`activity`), and runs of
+   * changes kept beside the state (`OpenWindow.runs`, `StoredWrite.runs`).
    */
   version: 4;
   limits: BranchLimits;

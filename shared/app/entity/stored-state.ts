@@ -29,7 +29,9 @@ const UPGRADES: Record<number, (state: EarlierState) => EarlierState> = {
  * posted before the upgrade complete, publish and are forgotten as before. Version 4 adds nothing
  * else to read: `refused` entries without `writeId` only appear from version 4 on; `notRecorded`
  * (what each target did not record) is absent until its first count; `recentCommits` and `activity`
- * (what changed) start empty, absent, as in any branch before its first change.
+ * (what changed) start empty, absent, as in any branch before its first change; `runs` of a window or
+ * a pending write (changes kept beside the state in their batch payload) are absent in every earlier
+ * version, whose windows and writes keep each change inline and are read as they are.
  */
 function snapshotsPerTarget(state: EarlierState): EarlierState {
   const refs = new Map<string, string>();
