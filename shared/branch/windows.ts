@@ -72,9 +72,14 @@ export function closeWindow(decision: Decision, reason: WindowCloseReason): void
     decidedAt: decision.at,
     prune: settings.prune,
     allowEmpty: save?.whenNothingToCommit === 'CommitEmpty',
-    changes: inOrder.map(({ path, operation, payloadRef, bytes }) =>
-      payloadRef === undefined ? { path, operation, bytes } : { path, operation, payloadRef, bytes },
-    ),
+    // a window of runs alone keeps no change list of its own
+    ...(runs && inOrder.length === 0
+      ? {}
+      : {
+          changes: inOrder.map(({ path, operation, payloadRef, bytes }) =>
+            payloadRef === undefined ? { path, operation, bytes } : { path, operation, payloadRef, bytes },
+          ),
+        }),
     ...(runs ? { runs } : {}),
     saveIds: save ? [save.id] : [],
     bytes: window.bytes,
