@@ -125,7 +125,11 @@ function publicationLanded(
   }
   const latenciesMs: number[] = [];
   for (const stored of before.pending) {
-    if (!ids.has(storedWriteId(stored)) || !stored.ord) continue;
+    if (!ids.has(storedWriteId(stored))) continue;
+    // each change of a run was received with its request
+    for (const [, , n, receivedMs] of stored.runs ?? [])
+      for (let change = 0; change < n; change++) latenciesMs.push(Math.max(0, confirmedMs - receivedMs));
+    if (!stored.ord) continue;
     const decidedMs = Date.parse(storedDecidedAt(stored));
     for (const order of stored.ord) {
       const receivedMs = expandOrder(order, decidedMs).atMs;
