@@ -74,7 +74,7 @@ export interface WriteChange {
 
 /**
  * A run of changes admitted together and kept beside the state: changes `first` to `first + n - 1`
- * of the change list a request stored in its batch payload `ref` (`shared/app/http/change-batches.ts`),
+ * of the change list a request stored in its batch payload `ref` (`shared/payloads/change-batches.ts`),
  * received at `atMs`, holding `bytes` payload bytes. The branch decides on its counts alone; the publish
  * activity reads the changes (and orders two changes to one path) when it publishes them.
  */
