@@ -86,7 +86,7 @@ export async function acceptChanges({
  * returns the commands that admit them, in arrival order: per author, one `AdmitRun` for each
  * stretch of changes (the branch keeps its counts, the change list stays in the payload), and an
  * `AdmitChanges` for each scoped change (a collection delete, a namespace removal, a replica count),
- * which the branch decides on alone in its write, and for the change of a one-change request.
+ * which the branch decides on alone in its write.
  */
 async function admitCommands(
   runtime: AppRuntime,
@@ -110,9 +110,7 @@ async function admitCommands(
     const key = originKey(change, author);
     const origin = { at, target: target.config.name, author, attribution: changeAttribution };
     const candidate = admittedFrom(ref, listed[index]!);
-    // a request of one change admits it inline, as a run would cost the window as much for one
-    // change and more for a stream of one object's updates (the window keeps one entry a path)
-    if (held.length === 1 || isScopedOperation(candidate.operation)) {
+    if (isScopedOperation(candidate.operation)) {
       commands.push({ type: 'AdmitChanges', ...origin, changes: [candidate] });
       run = undefined;
       return;
@@ -209,7 +207,7 @@ function heldStateBytes(held: readonly { change: Change; author: Author }[]): nu
   let previous: string | undefined;
   for (const { change, author } of held) {
     const key = originKey(change, author);
-    if (held.length === 1 || isScopedOperation(change.operation)) {
+    if (isScopedOperation(change.operation)) {
       bytes += changesStateBytes([change.path]);
       previous = undefined;
     } else if (previous !== key) {
