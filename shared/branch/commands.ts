@@ -112,9 +112,46 @@ const failureCauseSchema = z.strictObject({
 });
 const commitsSchema = z.record(z.string(), z.string().min(1).nullable());
 
+/** Writes a publication result lists at most: as many as the branch keeps recent commits. */
+export const WRITTEN_LISTED = 10;
+
+/**
+ * What a write whose changes were kept beside the state (runs) came to, as the publish activity read
+ * them: its subject, its first changes and how many it made; for the branch's recent commits.
+ */
+const writtenSchema = z
+  .record(
+    z.string(),
+    z.strictObject({
+      subject: z.string().transform(cutTo(120)),
+      changes: z
+        .array(
+          z.strictObject({
+            op: z.enum(['upsert', 'delete', ...SCOPED_OPERATIONS]),
+            path: z.string().transform(cutTo(256)),
+          }),
+        )
+        .max(3),
+      count: z.number().int().nonnegative(),
+    }),
+  )
+  .refine((written) => Object.keys(written).length <= WRITTEN_LISTED, {
+    message: `lists at most ${WRITTEN_LISTED} writes`,
+  });
+
 const publicationResultSchema = z.discriminatedUnion('outcome', [
-  z.strictObject({ outcome: z.literal('published'), commits: commitsSchema, head: z.string().min(1) }),
-  z.strictObject({ outcome: z.literal('settled'), commits: commitsSchema, head: z.string().min(1) }),
+  z.strictObject({
+    outcome: z.literal('published'),
+    commits: commitsSchema,
+    head: z.string().min(1),
+    written: writtenSchema.optional(),
+  }),
+  z.strictObject({
+    outcome: z.literal('settled'),
+    commits: commitsSchema,
+    head: z.string().min(1),
+    written: writtenSchema.optional(),
+  }),
   z.strictObject({
     outcome: z.enum(FAILED_OUTCOMES),
     cause: failureCauseSchema,
@@ -137,6 +174,24 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
     author: authorSchema,
     attribution: attributionSchema,
     changes: z.array(changeSchema).min(1),
+  }),
+  z.strictObject({
+    type: z.literal('AdmitRun'),
+    at: instant,
+    target: name,
+    author: authorSchema,
+    attribution: attributionSchema,
+    /**
+     * Changes kept beside the state (state version 4): `n` changes from `first` of the change list
+     * stored in the batch payload `ref`, holding `bytes` payload bytes. None of them is a scoped
+     * operation (those come as `AdmitChanges`, alone in their write).
+     */
+    run: z.strictObject({
+      ref: z.string().min(1).max(512),
+      first: z.number().int().nonnegative(),
+      n: z.number().int().positive(),
+      bytes,
+    }),
   }),
   z.strictObject({
     type: z.literal('RefuseChanges'),
@@ -268,6 +323,8 @@ export const branchCommandSchema = z.discriminatedUnion('type', [
 export type BranchCommand = z.infer<typeof branchCommandSchema>;
 /** The result an activity reports for a publication attempt. */
 export type PublicationResult = z.infer<typeof publicationResultSchema>;
+/** What the publish activity read of the writes with runs it published (`written`). */
+export type WrittenRuns = NonNullable<Extract<PublicationResult, { outcome: 'published' }>['written']>;
 /** A change as admitted (before the window keeps it). */
 export type AdmittedChange = z.infer<typeof changeSchema>;
 /** A change refused on arrival, as `RefuseChanges` carries it. */

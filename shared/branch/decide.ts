@@ -21,12 +21,15 @@ import { expireDueSaves, forgetExpiredReceipts, recordProjection, registerSave, 
 import { applySnapshot } from './snapshots';
 import type { BranchState } from './state';
 import { toIso, toMs } from './time';
-import { admitChanges, attachWaitingSave, closeWindowIfDue, releaseHeldChanges } from './windows';
+import { admitChanges, admitRun, attachWaitingSave, closeWindowIfDue, releaseHeldChanges } from './windows';
 
 function decideCommand(decision: Decision, command: BranchCommand): void {
   switch (command.type) {
     case 'AdmitChanges':
       admitChanges(decision, command);
+      break;
+    case 'AdmitRun':
+      admitRun(decision, command);
       break;
     case 'RefuseChanges':
       refuseChanges(decision, command);

@@ -6,6 +6,7 @@ import { initialProposal, type ProposalState, withProposedObjects } from './prop
 import { changesOf, countInMinute, RECENT_COMMITS_KEPT, recentCommit } from './record-activity';
 import { type BranchState, deadlineKey, type PublicationState, withRefusals } from './state';
 import {
+  admitRunToWindow,
   admitToWindow,
   appendWrite,
   emptyBuckets,
@@ -62,9 +63,10 @@ function withPublished(
   for (const write of inFlightWrites(state)) {
     const commit = fact.commits[write.id];
     if (!published.has(write.id) || !commit) continue;
-    commits.push(recentCommit(write, commit, fact.at));
-    next = counted(next, write.target, 'published', fact.at, changesOf(write));
-    if (proposal) proposal = withProposedObjects(proposal, write);
+    const written = fact.written?.[write.id];
+    commits.push(recentCommit(write, commit, fact.at, written));
+    next = counted(next, write.target, 'published', fact.at, written?.count ?? changesOf(write));
+    if (proposal) proposal = withProposedObjects(proposal, write, written);
   }
   if (proposal && state.proposal) {
     // a push the pull request does not show yet: the host is told of it (and the restart is done)
@@ -165,6 +167,15 @@ export function evolve(state: BranchState, fact: BranchFact): BranchState {
           idleFrom: fact.at,
           soleMessage,
         },
+      };
+    }
+    case 'RunAdmitted': {
+      const window = state.window;
+      if (!window || window.id !== fact.windowId) return state;
+      const admitted = counted(state, window.target, 'accepted', fact.at, fact.run.n);
+      return {
+        ...admitted,
+        window: { ...window, ...admitRunToWindow(window, fact.run), idleFrom: fact.at, soleMessage: null },
       };
     }
     case 'ChangeSkipped':

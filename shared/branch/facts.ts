@@ -1,4 +1,4 @@
-import type { AdmittedChange, CommandOf, RefusedChange } from './commands';
+import type { AdmittedChange, CommandOf, RefusedChange, WrittenRuns } from './commands';
 import type {
   Attribution,
   Author,
@@ -10,6 +10,7 @@ import type {
   SavePhase,
   SaveRecord,
   WindowChange,
+  WriteRun,
 } from './model';
 import type { PullRequestFailureKind } from './publication-outcome';
 import type { BranchLimits, TargetSettings } from './settings';
@@ -22,6 +23,8 @@ export type WindowCloseReason =
   | 'buffer-limit'
   | 'item-limit'
   | 'scoped-change'
+  /** A change admitted inline after runs kept beside the state: the runs publish after inline changes. */
+  | 'after-runs'
   | 'resync-before-apply'
   | 'attach-next'
   | 'save-deadline';
@@ -69,6 +72,7 @@ export type BranchFact =
         maxDueAt: string;
       }
     >
+  | Fact<'RunAdmitted', { windowId: string; run: WriteRun }>
   | Fact<'ChangesAdmitted', { windowId: string; changes: Omit<WindowChange, 'seq'>[]; soleMessage?: string }>
   | Fact<
       'ChangeSkipped',
@@ -144,6 +148,8 @@ export type BranchFact =
         commits: Record<string, string | null>;
         head: string;
         evidence: 'pushed' | 'remote-settled';
+        /** What the publication read of its writes with runs (their subject and first changes). */
+        written?: WrittenRuns;
       }
     >
   | Fact<'PublicationFailed', { attempt: string; cause: FailureCause; retryAt: string; delayMs: number }>

@@ -35,7 +35,13 @@ export type {
   WindowCloseReason,
 } from './facts';
 export { FIELD_CHARS } from './field-limits';
-export { type PendingPathView, pendingPaths, type SaveListing, targetSaves } from './listings';
+export {
+  type PendingPathView,
+  type PendingRunsView,
+  pendingPaths,
+  type SaveListing,
+  targetSaves,
+} from './listings';
 export type * from './model';
 export {
   type NotRecordedExample,

@@ -1,8 +1,8 @@
 import { heldReleaseMs } from './attribution';
-import type { Operation } from './model';
+import type { Operation, WriteRun } from './model';
 import { publicSaveId } from './saves';
 import type { BranchState } from './state';
-import { changesInOrder, pendingWrites } from './storage';
+import { changesInOrder, expandRun, pendingWrites } from './storage';
 import { toIso } from './time';
 
 /**
@@ -20,12 +20,20 @@ export interface PendingPathView {
   heldUntil?: string;
 }
 
+/** Runs of changes kept beside the state, in a write or the open window (null): their paths are in their batches. */
+export interface PendingRunsView {
+  runs: WriteRun[];
+  writeId: string | null;
+  since: string;
+}
+
 /**
  * A target's unpublished paths: its pending writes' changes in publication order, then its open
- * window's, then the changes held for their audit record, oldest first.
+ * window's (the runs of a write or the window where they stand, for the reader to list from their
+ * batches), then the changes held for their audit record, oldest first.
  */
-export function pendingPaths(state: BranchState, target: string): PendingPathView[] {
-  const paths: PendingPathView[] = [];
+export function pendingPaths(state: BranchState, target: string): (PendingPathView | PendingRunsView)[] {
+  const paths: (PendingPathView | PendingRunsView)[] = [];
   for (const write of pendingWrites(state)) {
     if (write.target !== target) continue;
     if (write.snapshot) {
@@ -44,6 +52,7 @@ export function pendingPaths(state: BranchState, target: string): PendingPathVie
         since: write.decidedAt,
       });
     }
+    if (write.runs) paths.push({ runs: write.runs, writeId: write.id, since: write.decidedAt });
   }
   const window = state.window;
   if (window?.target === target) {
@@ -55,6 +64,7 @@ export function pendingPaths(state: BranchState, target: string): PendingPathVie
         since: change.atMs === undefined ? window.openedAt : toIso(change.atMs),
       });
     }
+    if (window.runs) paths.push({ runs: window.runs.map(expandRun), writeId: null, since: window.openedAt });
   }
   for (const held of state.attribution?.held ?? []) {
     if (held.target !== target) continue;

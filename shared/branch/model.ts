@@ -72,6 +72,23 @@ export interface WriteChange {
   bytes: number;
 }
 
+/**
+ * A run of changes admitted together and kept beside the state: changes `first` to `first + n - 1`
+ * of the change list a request stored in its batch payload `ref` (`shared/payloads/change-batches.ts`),
+ * received at `atMs`, holding `bytes` payload bytes. The branch decides on its counts alone; the publish
+ * activity reads the changes (and orders two changes to one path) when it publishes them.
+ */
+export interface WriteRun {
+  ref: string;
+  first: number;
+  n: number;
+  atMs: number;
+  bytes: number;
+}
+
+/** A run as the state keeps it: `[ref, first, n, atMs, bytes]`. */
+export type StoredRun = [string, number, number, number, number];
+
 /** What a write is: a closed window, a complete scoped snapshot, or a save's own (empty) commit. */
 export type WriteKind = 'window' | 'snapshot' | 'save-record';
 
@@ -94,6 +111,11 @@ export interface PendingWrite {
   /** A commit is made even when its tree matches its parent (a save asked for `CommitEmpty`). */
   allowEmpty: boolean;
   changes?: WriteChange[];
+  /**
+   * Runs of changes kept beside the state (state version 4), published after `changes`. A write
+   * with runs whose message is empty takes the template of its changes as they are published.
+   */
+  runs?: WriteRun[];
   snapshot?: { scope: SnapshotScope; revision: string; payloadRef: string; bytes: number; objects?: number };
   saveIds: string[];
   /** Payload bytes held (the sum of change bytes, or the snapshot's bytes). */
@@ -150,6 +172,8 @@ export interface StoredWrite {
   allowEmpty?: true;
   /** The changes, in first-seen order. */
   ch?: StoredWriteChange[];
+  /** The runs of changes kept beside the state, after `ch`. */
+  runs?: StoredRun[];
   /** As in `PendingWrite` (the app reads `snapshot.payloadRef` of stored writes). */
   snapshot?: PendingWrite['snapshot'];
   /** Absent when no save is attached. */
@@ -178,6 +202,9 @@ export interface OpenWindow {
   maxDueAt: string;
   /** Changes bucketed by a hash of their path, so an admit copies one small bucket, not the window. */
   buckets: StoredChange[][][];
+  /** Runs of changes admitted after the buckets' changes (absent until the first). */
+  runs?: StoredRun[];
+  /** The paths in the buckets plus the changes of the runs (a run's changes may repeat a path). */
   paths: number;
   bytes: number;
   nextSeq: number;

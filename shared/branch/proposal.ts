@@ -1,4 +1,4 @@
-import type { CommandOf } from './commands';
+import type { CommandOf, WrittenRuns } from './commands';
 import { type Decision, record } from './context';
 import { cutTo } from './field-limits';
 import type { PendingWrite } from './model';
@@ -59,11 +59,25 @@ export function initialProposal(): ProposalState {
 }
 
 /** The proposal with the objects `write` changed added (by path, newest author last, bounded). */
-export function withProposedObjects(proposal: ProposalState, write: PendingWrite): ProposalState {
+export function withProposedObjects(
+  proposal: ProposalState,
+  write: PendingWrite,
+  written?: WrittenRuns[string],
+): ProposalState {
   const author = cutTo(AUTHOR_CHARS)(write.author.name);
   const objects = [...proposal.objects];
-  let more = proposal.more + (write.changes ? 0 : (write.snapshot?.objects ?? 0));
-  for (const change of write.changes ?? []) {
+  let listed: { path: string }[] = write.changes ?? [];
+  let more = proposal.more + (write.changes || write.runs ? 0 : (write.snapshot?.objects ?? 0));
+  if (write.runs) {
+    // a write's runs are read only by the publish activity: the first changes it reported are
+    // listed (their paths under the target's folder), the others counted
+    if (written) {
+      const prefix = write.targetPath === '.' ? '' : `${write.targetPath}/`;
+      listed = written.changes.map((change) => ({ path: `${prefix}${change.path}` }));
+      more += written.count - listed.length;
+    } else more += write.runs.reduce((sum, run) => sum + run.n, 0);
+  }
+  for (const change of listed) {
     // a write's change paths are the repository's (under the target's folder)
     const path = cutTo(PATH_CHARS)(change.path);
     const at = objects.findIndex((object) => object.path === path);

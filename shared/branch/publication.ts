@@ -44,6 +44,7 @@ export function recordPublicationResult(
         commits,
         head: result.head,
         evidence: result.outcome === 'published' ? 'pushed' : 'remote-settled',
+        ...(result.written ? { written: result.written } : {}),
       });
       const proposing = decision.state.proposal !== undefined;
       for (const write of writes) {

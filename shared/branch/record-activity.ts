@@ -104,12 +104,35 @@ export function lastHour(
 }
 
 /** The changes a write carries, as counted per minute: its changes, a snapshot's objects, none for a save's record. */
-export function changesOf(write: Pick<PendingWrite, 'changes' | 'snapshot'>): number {
+export function changesOf(write: Pick<PendingWrite, 'changes' | 'snapshot' | 'runs'>): number {
+  if (write.runs) return (write.changes?.length ?? 0) + runChanges(write.runs);
   return write.changes?.length ?? write.snapshot?.objects ?? 0;
 }
 
+function runChanges(runs: readonly { n: number }[] | undefined): number {
+  let n = 0;
+  for (const run of runs ?? []) n += run.n;
+  return n;
+}
+
 /** The commit `commit` made for `write`, as the recent commits keep it. */
-export function recentCommit(write: PendingWrite, commit: string, at: string): RecentCommit {
+export function recentCommit(
+  write: PendingWrite,
+  commit: string,
+  at: string,
+  written?: { subject: string; changes: RecentChange[]; count: number },
+): RecentCommit {
+  // a write with runs is listed as the publication read it (its changes are beside the state)
+  if (written)
+    return {
+      commit,
+      at,
+      target: write.target,
+      author: cutTo(AUTHOR_CHARS)(write.author.name),
+      subject: cutTo(SUBJECT_CHARS)(written.subject),
+      changes: written.changes.map((change) => ({ op: change.op, path: cutTo(PATH_CHARS)(change.path) })),
+      more: Math.max(0, written.count - written.changes.length),
+    };
   const changes = write.changes ?? [];
   const prefix = write.targetPath === '.' ? '' : `${write.targetPath}/`;
   return {
@@ -125,6 +148,10 @@ export function recentCommit(write: PendingWrite, commit: string, at: string): R
         change.path.startsWith(prefix) ? change.path.slice(prefix.length) : change.path,
       ),
     })),
-    more: Math.max(0, changes.length - CHANGES_LISTED) + (write.changes ? 0 : (write.snapshot?.objects ?? 0)),
+    // the changes of runs are read at publication only: counted, not listed
+    more:
+      Math.max(0, changes.length - CHANGES_LISTED) +
+      runChanges(write.runs) +
+      (write.changes || write.runs ? 0 : (write.snapshot?.objects ?? 0)),
   };
 }

@@ -123,7 +123,8 @@ export interface BranchState {
    * (`delete-collection`, `delete-namespace`, `set-replicas`) in writes, and what changed: the
    * branch's `recentCommits` and each target's changes per minute (`activity`), the combined
    * feeds' held changes and recorded objects (`attribution`), and a proposing branch's pull request
-   * (`proposal`) and its saves' `Proposed` phase.
+   * (`proposal`) and its saves' `Proposed` phase, and runs of changes kept beside the state
+   * (`OpenWindow.runs`, `StoredWrite.runs`).
    */
   version: 4;
   limits: BranchLimits;

@@ -14,7 +14,7 @@ import {
   type WindowChange,
 } from './model';
 import { windowChangeLimit } from './settings';
-import { changeIn, changesInOrder, pendingOrder } from './storage';
+import { changeIn, changesInOrder, expandRun, pendingOrder } from './storage';
 import { addMs, toMs } from './time';
 
 /** Attribution outcomes that name a person; an unresolved or configured author names nobody. */
@@ -58,6 +58,10 @@ export function closeWindow(decision: Decision, reason: WindowCloseReason): void
       : groupMessage(window.author, window.target, window.paths);
   const writeId = nextWriteId(decision);
   const inOrder = changesInOrder(window);
+  const runs = window.runs?.map(expandRun);
+  // A write with runs takes its template message when its changes are read (publication): the
+  // branch keeps only their count, which repeats a path changed twice.
+  const message = runs ? saveMessageOr(save?.message, '') : saveMessageOr(save?.message, generated);
   const write: PendingWrite = {
     id: writeId,
     kind: 'window',
@@ -65,13 +69,19 @@ export function closeWindow(decision: Decision, reason: WindowCloseReason): void
     targetPath: settings.path,
     author: window.author,
     attribution: window.attribution,
-    message: saveMessageOr(save?.message, generated),
+    message,
     decidedAt: decision.at,
     prune: settings.prune,
     allowEmpty: save?.whenNothingToCommit === 'CommitEmpty',
-    changes: inOrder.map(({ path, operation, payloadRef, bytes }) =>
-      payloadRef === undefined ? { path, operation, bytes } : { path, operation, payloadRef, bytes },
-    ),
+    // a window of runs alone keeps no change list of its own
+    ...(runs && inOrder.length === 0
+      ? {}
+      : {
+          changes: inOrder.map(({ path, operation, payloadRef, bytes }) =>
+            payloadRef === undefined ? { path, operation, bytes } : { path, operation, payloadRef, bytes },
+          ),
+        }),
+    ...(runs ? { runs } : {}),
     saveIds: save ? [save.id] : [],
     bytes: window.bytes,
     items: Math.max(1, window.paths),
@@ -95,7 +105,7 @@ export function closeWindowIfDue(decision: Decision): void {
   if (decision.atMs >= dueMs) closeWindow(decision, reason);
 }
 
-function openWindow(decision: Decision, command: CommandOf<'AdmitChanges'>): void {
+function openWindow(decision: Decision, command: CommandOf<'AdmitChanges' | 'AdmitRun'>): void {
   const timing = targetSettings(decision.state, command.target).window;
   const windowId = `window-${decision.state.counters.window + 1}`;
   record(decision, {
@@ -160,17 +170,10 @@ function supersedesByVersion(candidate: ChangeOrder, kept: ChangeOrder): boolean
 export function admitChanges(decision: Decision, command: CommandOf<'AdmitChanges'>, released = false): void {
   const changes = changesToAdmit(decision, command, released);
   if (changes.length === 0) return;
-  const current = decision.state.window;
-  if (
-    current &&
-    !(
-      current.target === command.target &&
-      current.attribution === command.attribution &&
-      sameAuthor(current.author, command.author)
-    )
-  ) {
-    closeWindow(decision, 'author-or-target-change');
-  }
+  closeForeignWindow(decision, command);
+  const held = decision.state.window;
+  // inline changes publish before a window's runs: one arriving after runs starts the next window
+  if (held?.runs && !isScopedOperation(changes[0]!.operation)) closeWindow(decision, 'after-runs');
   const limit = windowChangeLimit(decision.state.limits);
   let rest = changes;
   while (rest.length > 0) {
@@ -235,6 +238,61 @@ export function admitChanges(decision: Decision, command: CommandOf<'AdmitChange
     const scopedNext = rest[0] !== undefined && isScopedOperation(rest[0].operation) && open.paths > 0;
     if (scoped || scopedNext) closeWindow(decision, 'scoped-change');
     else if (open.paths >= limit) closeWindow(decision, 'item-limit');
+    else if (open.bytes + decision.state.pendingBytes >= decision.state.limits.bufferBytes) {
+      closeWindow(decision, 'buffer-limit');
+    } else if (toMs(open.maxDueAt) <= decision.atMs) {
+      closeWindow(decision, open.saveId ? 'save-deadline' : 'max-duration');
+    }
+  }
+}
+
+/** Closes the open window when it is another (author, attribution, target)'s than the command's. */
+function closeForeignWindow(decision: Decision, command: CommandOf<'AdmitChanges' | 'AdmitRun'>): void {
+  const current = decision.state.window;
+  if (
+    current &&
+    !(
+      current.target === command.target &&
+      current.attribution === command.attribution &&
+      sameAuthor(current.author, command.author)
+    )
+  ) {
+    closeWindow(decision, 'author-or-target-change');
+  }
+}
+
+/**
+ * Admits a run of changes kept beside the state into the window of its (author, attribution,
+ * target), as `admitChanges` admits changes, on their counts: the window's change limit counts
+ * each change of a run (a run longer than the room left is split at it), and the byte and time
+ * caps close it as they do. Which of two changes to one path is newer is decided when the run is
+ * published (`shared/app/activities/expand-runs.ts`), by the same rule (`change-order.ts`).
+ */
+export function admitRun(decision: Decision, command: CommandOf<'AdmitRun'>): void {
+  closeForeignWindow(decision, command);
+  const limit = windowChangeLimit(decision.state.limits);
+  const atMs = decision.atMs;
+  let { first, n } = command.run;
+  let bytesLeft = command.run.bytes;
+  while (n > 0) {
+    if (!decision.state.window) openWindow(decision, command);
+    const window = decision.state.window;
+    if (!window) return;
+    const taken = Math.min(n, Math.max(1, limit - window.paths));
+    // a split run's bytes go with its first part: the budget and byte cap count them once, at once
+    const bytes = bytesLeft;
+    record(decision, {
+      type: 'RunAdmitted',
+      windowId: window.id,
+      run: { ref: command.run.ref, first, n: taken, atMs, bytes },
+    });
+    bytesLeft -= bytes;
+    first += taken;
+    n -= taken;
+    attachWaitingSave(decision);
+    const open = decision.state.window;
+    if (!open) continue;
+    if (open.paths >= limit) closeWindow(decision, 'item-limit');
     else if (open.bytes + decision.state.pendingBytes >= decision.state.limits.bufferBytes) {
       closeWindow(decision, 'buffer-limit');
     } else if (toMs(open.maxDueAt) <= decision.atMs) {

@@ -16,14 +16,19 @@ const MAGIC = Buffer.from('KSB1\n');
 /** Stores a request's contents as one batch; returns each item's reference, in order. */
 export async function storeBatch(payloads: PayloadStore, contents: readonly string[]): Promise<string[]> {
   if (contents.length === 0) return [];
+  const ref = await putBatch(payloads, contents);
+  return contents.map((_, index) => `${ref}#${index}`);
+}
+
+/** Stores `contents` as one batch; returns the batch's reference (its items are `<ref>#<index>`). */
+export async function putBatch(payloads: PayloadStore, contents: readonly string[]): Promise<string> {
   const items = contents.map((content) => Buffer.from(content, 'utf8'));
   const header = Buffer.alloc(MAGIC.length + 4 * (items.length + 1));
   MAGIC.copy(header);
   header.writeUInt32LE(items.length, MAGIC.length);
   for (const [index, item] of items.entries())
     header.writeUInt32LE(item.length, MAGIC.length + 4 * (index + 1));
-  const ref = await payloads.put(Buffer.concat([header, ...items]));
-  return contents.map((_, index) => `${ref}#${index}`);
+  return payloads.put(Buffer.concat([header, ...items]));
 }
 
 const legacyBatchSchema = z.array(z.string());
@@ -56,19 +61,32 @@ function itemsOf(ref: string, bytes: Uint8Array): Uint8Array[] {
  * @returns a reader for one publication (its cache lives as long as the reader).
  */
 export function batchPayloadReader(payloads: PayloadStore): (ref: string) => Promise<Uint8Array> {
+  return batchReader(payloads).item;
+}
+
+/**
+ * Reads batches, each once: `item` an item by reference (plain or `<batch ref>#<index>`), `items`
+ * every item of the batch `base`. One reader serves one publication (its cache lives as long as it).
+ */
+export function batchReader(payloads: PayloadStore): {
+  item: (ref: string) => Promise<Uint8Array>;
+  items: (base: string) => Promise<Uint8Array[]>;
+} {
   const batches = new Map<string, Promise<Uint8Array[]>>();
-  return async (ref) => {
-    const hash = ref.lastIndexOf('#');
-    if (hash < 0) return payloads.get(ref);
-    const base = ref.slice(0, hash);
-    const index = Number(ref.slice(hash + 1));
+  const items = (base: string) => {
     let batch = batches.get(base);
     if (!batch) {
       batch = payloads.get(base).then((bytes) => itemsOf(base, bytes));
       batches.set(base, batch);
     }
-    const content = (await batch)[index];
+    return batch;
+  };
+  const item = async (ref: string) => {
+    const hash = ref.lastIndexOf('#');
+    if (hash < 0) return payloads.get(ref);
+    const content = (await items(ref.slice(0, hash)))[Number(ref.slice(hash + 1))];
     if (content === undefined) throw new RangeError(`payload ${ref} names no element of its batch`);
     return content;
   };
+  return { item, items };
 }

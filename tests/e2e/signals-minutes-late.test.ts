@@ -49,27 +49,33 @@ afterAll(async () => {
 });
 
 /** One audit event: ConfigMap `name` updated by alice to `value` at `resourceVersion`. */
+function event(name: string, value: string, resourceVersion: number) {
+  return {
+    auditID: `${name}-${resourceVersion}`,
+    stage: 'ResponseComplete',
+    verb: 'update',
+    requestURI: `/api/v1/namespaces/shop/configmaps/${name}`,
+    user: { username: 'alice' },
+    objectRef: { resource: 'configmaps', namespace: 'shop', name, apiVersion: 'v1' },
+    responseStatus: { code: 200 },
+    responseObject: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'shop', resourceVersion: String(resourceVersion) },
+      data: { value },
+    },
+  };
+}
+
+/**
+ * An EventList of ConfigMap `name`'s update and its pair's (`<name>-pair`): a request of several
+ * changes is kept beside the branch state as a run, whose order the publish activity decides.
+ */
 function updated(name: string, value: string, resourceVersion: number) {
   return {
     apiVersion: 'audit.k8s.io/v1',
     kind: 'EventList',
-    items: [
-      {
-        auditID: `${name}-${resourceVersion}`,
-        stage: 'ResponseComplete',
-        verb: 'update',
-        requestURI: `/api/v1/namespaces/shop/configmaps/${name}`,
-        user: { username: 'alice' },
-        objectRef: { resource: 'configmaps', namespace: 'shop', name, apiVersion: 'v1' },
-        responseStatus: { code: 200 },
-        responseObject: {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name, namespace: 'shop', resourceVersion: String(resourceVersion) },
-          data: { value },
-        },
-      },
-    ],
+    items: [event(name, value, resourceVersion), event(`${name}-pair`, value, resourceVersion)],
   };
 }
 

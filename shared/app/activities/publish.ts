@@ -1,15 +1,20 @@
 import { z } from 'zod';
 import type { PublicationResult } from '../../branch';
+import { supersedes } from '../../branch/change-order';
+import { WRITTEN_LISTED } from '../../branch/commands';
 import type { RepositoryConfig } from '../../config';
 import { ensureError } from '../../errors';
 import type { GitCredentials } from '../../git/credentials';
 import { publish } from '../../git/publish';
 import type { GitRemote } from '../../git/types';
-import { batchPayloadReader } from '../../payloads/payload-batches';
+import { changeBatchReader } from '../../payloads/change-batches';
 import { driverInputSchema } from '../driver/driver-input';
 import { type BranchEntityState, publicationInFlight } from '../entity/branch-operations';
+import { publishedKey, rememberedOrder } from '../entity/published-orders';
 import type { AppRuntime } from '../runtime/app-runtime';
+import { expandRuns } from './expand-runs';
 import { toGitWrites, toPublicationResult } from './git-writes';
+import { readRunMemory, rememberRunChanges } from './published-run-memory';
 import { BranchRebound, boundRepository, gitCacheDir, remoteOf } from './remote';
 import type { RepositoryBusy } from './repository-admission';
 
@@ -72,10 +77,25 @@ async function land(
   const inFlight = state ? publicationInFlight(state, input.attempt) : undefined;
   if (!inFlight)
     return { outcome: 'transient', cause: { message: `attempt ${input.attempt} is no longer in flight` } };
-  const writes = await toGitWrites({
+  const batches = changeBatchReader(runtime.payloads);
+  const memory = runtime.feedMemory;
+  const runMemory = memory ? await readRunMemory(memory, input.branchKey) : () => undefined;
+  const expansion = await expandRuns({
     writes: inFlight.effect.writes,
+    changesOf: batches.changesOf,
+    publishedOrder: (target, path) => {
+      const inline = rememberedOrder(state?.published, publishedKey(target, path));
+      const run = runMemory(target, path);
+      return inline && run ? (supersedes(run, inline) ? run : inline) : (inline ?? run);
+    },
+  });
+  for (const left of expansion.leftOut)
+    if (left.reason === 'unsafe-path')
+      warn(`write ${left.writeId}: ${left.detail}; the change is not published`);
+  const writes = await toGitWrites({
+    writes: expansion.writes,
     committer: repository.committer,
-    readPayload: batchPayloadReader(runtime.payloads),
+    readPayload: batches.readPayload,
     snapshotParts: inFlight.snapshotParts,
     pathsFor: (target: string) => runtime.targets.get(target)?.config.paths ?? 'native',
     ...(runtime.keyEscrow
@@ -113,9 +133,30 @@ async function land(
     callTimeoutMs: limits.gitCallTimeoutMs,
     publishTimeoutMs: limits.publishTimeoutMs,
   });
+  if (result.kind === 'published' && memory && expansion.published.length > 0) {
+    // the commits are pushed: their result is owed to the branch whatever becomes of the memory
+    await rememberRunChanges(
+      memory,
+      input.branchKey,
+      runtime.nowMs(),
+      expansion.published,
+      result.commits,
+    ).catch((error: unknown) =>
+      warn(
+        `branch ${input.branch}: the orders of the published changes were not kept: ${ensureError(error).message}`,
+      ),
+    );
+  }
+  const answer = toPublicationResult(result);
+  if (answer.outcome === 'published' || answer.outcome === 'settled') {
+    const written = Object.fromEntries(
+      [...expansion.written].filter(([id]) => typeof answer.commits[id] === 'string').slice(-WRITTEN_LISTED),
+    );
+    if (Object.keys(written).length > 0) return { ...answer, written };
+  }
   if (result.kind === 'writeRefused')
     warn(
       `branch ${input.branch}: write ${result.writeId} can never be published and is set aside: ${result.cause}`,
     );
-  return toPublicationResult(result);
+  return answer;
 }

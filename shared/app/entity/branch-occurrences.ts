@@ -1,5 +1,6 @@
 import { type BranchFact, type BranchState, type FactOf, heldChangesView } from '../../branch';
 import { expandOrder } from '../../branch/change-order';
+import { changesOf } from '../../branch/record-activity';
 import { pendingWrites, storedDecidedAt, storedWriteId } from '../../branch/storage';
 import { emit, listening } from '../../telemetry/bus';
 import type { Occurrence } from '../../telemetry/occurrences';
@@ -38,7 +39,7 @@ export function branchOccurrences({
           branch,
           ...(write ? { target: write.target } : {}),
           reason: fact.reason,
-          changes: write?.changes?.length ?? 0,
+          changes: write ? changesOf(write) : 0,
         });
         break;
       }
@@ -125,11 +126,15 @@ function publicationLanded(
     if (!ids.has(write.id)) continue;
     writes++;
     targets.add(write.target);
-    changes += write.changes?.length ?? write.snapshot?.objects ?? 0;
+    changes += changesOf(write);
   }
   const latenciesMs: number[] = [];
   for (const stored of before.pending) {
-    if (!ids.has(storedWriteId(stored)) || !stored.ord) continue;
+    if (!ids.has(storedWriteId(stored))) continue;
+    // each change of a run was received with its request
+    for (const [, , n, receivedMs] of stored.runs ?? [])
+      for (let change = 0; change < n; change++) latenciesMs.push(Math.max(0, confirmedMs - receivedMs));
+    if (!stored.ord) continue;
     const decidedMs = Date.parse(storedDecidedAt(stored));
     for (const order of stored.ord) {
       const receivedMs = expandOrder(order, decidedMs).atMs;

@@ -25,11 +25,13 @@ export interface PublishedOrders {
 
 const MINUTE_MS = 60_000;
 
-function keyOf(target: string, path: string): string {
+/** Where a memory keeps the order of `target`'s `path`: 64 bits of its SHA-256. */
+export function publishedKey(target: string, path: string): string {
   return createHash('sha256').update(`${target}\n${path}`).digest().subarray(0, 8).toString('base64url');
 }
 
-function rememberedOrder(
+/** The newest order `memory` holds under `key` (a {@link publishedKey}). */
+export function rememberedOrder(
   memory: readonly PublishedOrders[] | undefined,
   key: string,
 ): ChangeOrder | undefined {
@@ -60,7 +62,7 @@ export function withoutSuperseded(
     }
     const atMs = Date.parse(command.at);
     const changes = command.changes.filter((change) => {
-      const published = rememberedOrder(memory, keyOf(command.target, change.path));
+      const published = rememberedOrder(memory, publishedKey(command.target, change.path));
       return !published || supersedes({ resourceVersion: change.resourceVersion, atMs }, published);
     });
     if (changes.length === command.changes.length) kept.push(command);
@@ -83,7 +85,6 @@ export function rememberPublished(
     if (fact.type !== 'PublicationConfirmed') continue;
     const atMs = Date.parse(fact.at);
     const minuteMs = Math.floor(atMs / MINUTE_MS) * MINUTE_MS;
-    const minute = (minuteMs / MINUTE_MS).toString(36);
     const published = new Set(Object.keys(fact.commits));
     const expanded = pendingWrites(before);
     const orders: Record<string, string> = {};
@@ -94,16 +95,39 @@ export function rememberPublished(
       write.changes?.forEach((change, i) => {
         const stored_ = stored.ord?.[i];
         if (stored_ === undefined) return;
-        orders[keyOf(write.target, change.path)] = storeOrder(expandOrder(stored_, decidedMs), minuteMs);
+        orders[publishedKey(write.target, change.path)] = storeOrder(
+          expandOrder(stored_, decidedMs),
+          minuteMs,
+        );
       });
     });
-    next = (next ?? []).filter(
-      (bucket) => Number.parseInt(bucket.minute, 36) * MINUTE_MS > atMs - REQUEST_MEMORY_MS,
-    );
-    if (Object.keys(orders).length === 0) continue;
-    const last = next.at(-1);
-    if (last?.minute === minute) next[next.length - 1] = { minute, orders: { ...last.orders, ...orders } };
-    else next.push({ minute, orders });
+    next = withPublishedOrders(next, atMs, orders);
   }
   return next;
+}
+
+/**
+ * `memory` with `orders` (by {@link publishedKey}, stored relative to the minute of `atMs`) added
+ * under the minute of `atMs`, and minutes past the request-id memory's span forgotten.
+ */
+export function withPublishedOrders(
+  memory: readonly PublishedOrders[] | undefined,
+  atMs: number,
+  orders: Record<string, string>,
+): PublishedOrders[] {
+  const minuteMs = Math.floor(atMs / MINUTE_MS) * MINUTE_MS;
+  const minute = (minuteMs / MINUTE_MS).toString(36);
+  const next = (memory ?? []).filter(
+    (bucket) => Number.parseInt(bucket.minute, 36) * MINUTE_MS > atMs - REQUEST_MEMORY_MS,
+  );
+  if (Object.keys(orders).length === 0) return next;
+  const last = next.at(-1);
+  if (last?.minute === minute) next[next.length - 1] = { minute, orders: { ...last.orders, ...orders } };
+  else next.push({ minute, orders });
+  return next;
+}
+
+/** Where {@link withPublishedOrders} stores an order published at `atMs`: relative to its minute. */
+export function storedPublishedOrder(order: ChangeOrder, atMs: number): string {
+  return storeOrder(order, Math.floor(atMs / MINUTE_MS) * MINUTE_MS);
 }

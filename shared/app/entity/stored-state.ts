@@ -33,7 +33,9 @@ const UPGRADES: Record<number, (state: EarlierState) => EarlierState> = {
  * client signals applied, as ranges of their senders' numbers) is absent until the first numbered
  * signal, and the ids an earlier release's signals carry stay in `requests`, read as before;
  * `attribution` (the combined feeds' held changes and recorded objects) and a target's
- * `attributionWaitMs` are absent until an Event Hubs feed records the target.
+ * `attributionWaitMs` are absent until an Event Hubs feed records the target; `runs` of a window or a pending write (changes
+ * kept beside the state in their batch payload) are absent in every earlier version, whose windows
+ * and writes keep each change inline and are read as they are.
  */
 function snapshotsPerTarget(state: EarlierState): EarlierState {
   const refs = new Map<string, string>();

@@ -6,13 +6,14 @@ import {
   FIELD_CHARS,
   type PublicationStatus,
 } from '../../branch';
-import { storeBatch } from '../../payloads/payload-batches';
+import { isScopedOperation } from '../../branch/model';
+import { admittedFrom, type BatchedChange, storeChangeBatch } from '../../payloads/change-batches';
 import type { Change } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { BranchHandle } from './branch-handle';
 import { type NotRecorded, type NotRecordedCount, outOfBounds } from './not-recorded';
-import { changesStateBytes } from './state-room';
+import { changesStateBytes, RUN_STATE_BYTES } from './state-room';
 
 /** What became of a request's changes: those recorded, and those refused with their reasons. */
 export interface Acceptance {
@@ -66,37 +67,13 @@ export async function acceptChanges({
     {
       bytes: held.reduce((sum, item) => sum + item.admitted.bytes, 0),
       items: held.length,
-      stateBytes: changesStateBytes(held.map(({ change }) => change.path)),
+      stateBytes: heldStateBytes(held, target.attributionWaitMs !== undefined),
     },
     at,
   );
 
-  const contents = held.flatMap(({ change }) => (change.content === undefined ? [] : [change.content]));
-  const stored = await storeBatch(runtime.payloads, contents);
-  let nextStored = 0;
-  const refs = held.map(({ change }) => (change.content === undefined ? undefined : stored[nextStored++]));
-  const commands: BranchCommand[] = [];
-  let current: { key: string; command: Extract<BranchCommand, { type: 'AdmitChanges' }> } | undefined;
-  held.forEach(({ change, author, admitted: candidate }, index) => {
-    const changeAttribution: Attribution = change.author ? attribution : 'configured';
-    const key = `${changeAttribution}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
-    if (current?.key !== key) {
-      current = {
-        key,
-        command: {
-          type: 'AdmitChanges',
-          at,
-          target: target.config.name,
-          author,
-          attribution: changeAttribution,
-          changes: [],
-        },
-      };
-      commands.push(current.command);
-    }
-    const payloadRef = refs[index];
-    current.command.changes.push(payloadRef ? { ...candidate, payloadRef } : candidate);
-  });
+  const commands: BranchCommand[] =
+    held.length > 0 ? await admitCommands(runtime, held, attribution, target, at) : [];
   for (let from = 0; from < refused.length; from += REFUSALS_PER_COMMAND) {
     commands.push({
       type: 'RefuseChanges',
@@ -109,6 +86,63 @@ export async function acceptChanges({
   for (const signal of signalsOf(commands)) await branch.apply(at, signal);
   if (held.length > 0 && admitNeedsWake(status, runtime.nowMs())) await branch.wake();
   return { recorded: held.map(({ change }) => change), refused };
+}
+
+/**
+ * Stores the held changes as one batch (their contents and the change list naming them) and
+ * returns the commands that admit them, in arrival order: per author, one `AdmitRun` for each
+ * stretch of changes (the branch keeps its counts, the change list stays in the payload), and an
+ * `AdmitChanges` for each scoped change (a collection delete, a namespace removal, a replica count),
+ * which the branch decides on alone in its write.
+ */
+async function admitCommands(
+  runtime: AppRuntime,
+  held: readonly { change: Change; author: Author; admitted: AdmittedChange }[],
+  attribution: Extract<Attribution, 'audit' | 'watch'>,
+  target: ResolvedTarget,
+  at: string,
+): Promise<BranchCommand[]> {
+  const contents: string[] = [];
+  const listed: BatchedChange[] = held.map(({ change, admitted: candidate }) => {
+    if (change.content === undefined) return candidate;
+    contents.push(change.content);
+    return { ...candidate, content: contents.length - 1 };
+  });
+  const ref = await storeChangeBatch(runtime.payloads, contents, listed);
+  // a target an Event Hubs feed records (an attribution wait) admits its changes inline: the
+  // branch matches the forwarder's and the audit record's by each change's uid and resourceVersion
+  const inline = target.attributionWaitMs !== undefined;
+  const commands: BranchCommand[] = [];
+  let run: Extract<BranchCommand, { type: 'AdmitRun' }> | undefined;
+  let runKey: string | undefined;
+  held.forEach(({ change, author }, index) => {
+    const changeAttribution: Attribution = change.author ? attribution : 'configured';
+    const key = originKey(change, author);
+    const origin = { at, target: target.config.name, author, attribution: changeAttribution };
+    const candidate = admittedFrom(ref, listed[index]!);
+    if (inline) {
+      // one command per stretch of one origin, each change in it: the branch holds and claims them one by one
+      const last = commands.at(-1);
+      if (last?.type === 'AdmitChanges' && runKey === key) last.changes.push(candidate);
+      else commands.push({ type: 'AdmitChanges', ...origin, changes: [candidate] });
+      runKey = key;
+      return;
+    }
+    if (isScopedOperation(candidate.operation)) {
+      commands.push({ type: 'AdmitChanges', ...origin, changes: [candidate] });
+      run = undefined;
+      return;
+    }
+    if (run && runKey === key) {
+      run.run.n += 1;
+      run.run.bytes += candidate.bytes;
+      return;
+    }
+    run = { type: 'AdmitRun', ...origin, run: { ref, first: index, n: 1, bytes: candidate.bytes } };
+    runKey = key;
+    commands.push(run);
+  });
+  return commands;
 }
 
 // A refused change is at most about 700 bytes of JSON (its object and message are cut to 300
@@ -137,6 +171,16 @@ export function signalsOf(commands: readonly BranchCommand[]): BranchCommand[][]
       }
       signals.at(-1)!.push(command);
       room -= REFUSALS_PER_COMMAND * 4;
+      continue;
+    }
+    if (command.type === 'AdmitRun') {
+      // a run is a few numbers and a reference, whatever its length
+      if (room === 0) {
+        signals.push([]);
+        room = CHANGES_PER_SIGNAL;
+      }
+      signals.at(-1)!.push(command);
+      room -= 1;
       continue;
     }
     if (command.type !== 'AdmitChanges') {
@@ -170,6 +214,33 @@ const WAKE_MARGIN_MS = 250;
 export function admitNeedsWake(status: PublicationStatus | undefined, signaledAtMs: number): boolean {
   const closesAt = status?.window.open ? status.window.closesAt : undefined;
   return closesAt === undefined || Date.parse(closesAt) <= signaledAtMs + WAKE_MARGIN_MS;
+}
+
+/**
+ * What admitting `held` adds to the branch's state at most: a run for each stretch of one author's
+ * changes (`RUN_STATE_BYTES`, whatever its length), and each scoped change as the window keeps it;
+ * every change as the window keeps it when they are admitted `inline`.
+ */
+function heldStateBytes(held: readonly { change: Change; author: Author }[], inline: boolean): number {
+  if (inline) return changesStateBytes(held.map(({ change }) => change.path));
+  let bytes = 0;
+  let previous: string | undefined;
+  for (const { change, author } of held) {
+    const key = originKey(change, author);
+    if (isScopedOperation(change.operation)) {
+      bytes += changesStateBytes([change.path]);
+      previous = undefined;
+    } else if (previous !== key) {
+      bytes += RUN_STATE_BYTES;
+      previous = key;
+    }
+  }
+  return bytes;
+}
+
+/** Changes of one key go to one window: the same author, attributed the same way. */
+function originKey(change: Change, author: Author): string {
+  return `${change.author ? 'attributed' : 'configured'}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
 }
 
 function authorOf(change: Change, target: ResolvedTarget): Author {

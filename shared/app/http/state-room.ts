@@ -26,6 +26,13 @@ const SCHEDULER_STATE_BYTES = 36;
  */
 export const CHANGE_STATE_BYTES = 200;
 
+/**
+ * What one run of changes adds to the state at most, whatever its length: its tuple in the window
+ * (the batch reference, 70 characters, four numbers) and, when it closes its window, the write
+ * that carries it (id, time, origin, counts), escaped as the backend stores it.
+ */
+export const RUN_STATE_BYTES = 300;
+
 /** What one save adds at most: its record (a message of up to 1,024 characters, author, request, receipt). */
 export const SAVE_STATE_BYTES = 2048;
 

@@ -3,6 +3,8 @@ import { ApiError } from '../../api/errors';
 import {
   heldChangesView,
   notRecordedView,
+  type PendingPathView,
+  type PendingRunsView,
   type PublicationStatus,
   pendingPaths,
   publicationStatus,
@@ -11,6 +13,7 @@ import {
   suspensionOf,
   targetSaves,
 } from '../../branch';
+import { changeBatchReader } from '../../payloads/change-batches';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import { repositoryForDisplay } from '../runtime/branch-key';
 import type { BranchGateway } from './branch-gateway';
@@ -151,8 +154,41 @@ export async function getTarget({ runtime, gateway }: Deps, request: RouteReques
 export async function listPending({ runtime, gateway }: Deps, request: RouteRequest): Promise<ApiResponse> {
   const target = readTarget(runtime, request);
   const state = await gateway.readNow(target.branch.key);
-  const paths = state ? pendingPaths(state.branch, target.config.name) : [];
+  const paths = state ? await listedPaths(runtime, pendingPaths(state.branch, target.config.name)) : [];
   return { status: 200, body: { target: target.config.name, ...page(request, paths) } };
+}
+
+/**
+ * The pending paths with the changes of runs read from their batches: per write (or the open
+ * window), each path once, the newest change at its first place, as the write will publish it.
+ */
+async function listedPaths(
+  runtime: AppRuntime,
+  entries: readonly (PendingPathView | PendingRunsView)[],
+): Promise<PendingPathView[]> {
+  const batches = changeBatchReader(runtime.payloads);
+  const paths: PendingPathView[] = [];
+  for (const entry of entries) {
+    if (!('runs' in entry)) {
+      paths.push(entry);
+      continue;
+    }
+    const byPath = new Map<string, PendingPathView>();
+    for (const run of entry.runs) {
+      const since = entry.writeId === null ? new Date(run.atMs).toISOString() : entry.since;
+      for (const change of (await batches.changesOf(run.ref)).slice(run.first, run.first + run.n)) {
+        const first = byPath.get(change.path);
+        byPath.set(change.path, {
+          path: change.path,
+          operation: change.operation,
+          writeId: entry.writeId,
+          since: first?.since ?? since,
+        });
+      }
+    }
+    paths.push(...byPath.values());
+  }
+  return paths;
 }
 
 /** `GET /api/v1/targets/{target}/saves`: the target's held saves, then its recent resolved ones, a page at a time. */

@@ -13,5 +13,6 @@ export {
   removeWrites,
   tightenPrune,
 } from './pending-queue';
+export { admitRunToWindow, expandRun, runTotals } from './runs';
 export { admitToWindow, changeIn, changesInOrder, emptyBuckets } from './window-changes';
 export { storedDecidedAt, storedWriteId } from './writes';

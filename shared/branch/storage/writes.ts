@@ -11,6 +11,7 @@ import { compactStamp, toIso, toMs } from '../time';
 import { acquireOrigin, type Origins } from './origins';
 import { expandPath, storePath } from './paths';
 import { expandRef, storeRef } from './refs';
+import { expandRun, runTotals, storeRun } from './runs';
 
 /**
  * Pending writes are stored compactly so that a budget full of one-change writes (a commit per change
@@ -73,9 +74,11 @@ function expandChanges(stored: readonly StoredWriteChange[]): WriteChange[] {
 }
 
 function templateMessage(
-  write: Pick<PendingWrite, 'kind' | 'snapshot' | 'author' | 'target'>,
+  write: Pick<PendingWrite, 'kind' | 'snapshot' | 'author' | 'target' | 'runs'>,
   changes: readonly WriteChange[] | undefined,
 ): string {
+  // a write with runs takes its template when its changes are read, at publication
+  if (write.runs) return '';
   if (write.kind === 'snapshot' && write.snapshot) {
     return reconcileMessage(write.snapshot.scope, write.snapshot.revision, write.snapshot.objects);
   }
@@ -86,9 +89,9 @@ function templateMessage(
 /** The payload bytes a stored write holds. */
 export function storedBytes(stored: StoredWrite): number {
   if (stored.bytes !== undefined) return stored.bytes;
-  if (stored.ch) {
-    let sum = 0;
-    for (const change of stored.ch) sum += change[1] ?? 0;
+  if (stored.ch || stored.runs) {
+    let sum = runTotals(stored.runs).bytes;
+    for (const change of stored.ch ?? []) sum += change[1] ?? 0;
     return sum;
   }
   return stored.snapshot?.bytes ?? 0;
@@ -96,7 +99,7 @@ export function storedBytes(stored: StoredWrite): number {
 
 /** The budget items a stored write is charged. */
 export function storedItems(stored: StoredWrite): number {
-  return stored.items ?? Math.max(1, stored.ch?.length ?? 0);
+  return stored.items ?? Math.max(1, (stored.ch?.length ?? 0) + runTotals(stored.runs).n);
 }
 
 /** When a stored write was decided. */
@@ -138,6 +141,7 @@ export function storeWrite(
   if (write.message !== templateMessage(write, write.changes)) stored.msg = write.message;
   if (write.allowEmpty) stored.allowEmpty = true;
   if (write.changes) stored.ch = storeChanges(write.changes);
+  if (write.runs) stored.runs = write.runs.map(storeRun);
   if (write.snapshot) stored.snapshot = write.snapshot;
   if (write.saveIds.length > 0) stored.saveIds = write.saveIds;
   if (write.bytes !== storedBytes(stored)) stored.bytes = write.bytes;
@@ -151,6 +155,7 @@ export function expandWrite(origins: Origins, stored: StoredWrite): PendingWrite
   if (!origin) throw new Error(`pending write ${storedWriteId(stored)} references no origin`);
   const kind = stored.kind ?? 'window';
   const changes = stored.ch && expandChanges(stored.ch);
+  const runs = stored.runs?.map(expandRun);
   const { target, targetPath, author, attribution, prune } = origin;
   return {
     id: storedWriteId(stored),
@@ -159,11 +164,13 @@ export function expandWrite(origins: Origins, stored: StoredWrite): PendingWrite
     targetPath,
     author,
     attribution,
-    message: stored.msg ?? templateMessage({ kind, snapshot: stored.snapshot, author, target }, changes),
+    message:
+      stored.msg ?? templateMessage({ kind, snapshot: stored.snapshot, author, target, runs }, changes),
     decidedAt: storedDecidedAt(stored),
     prune,
     allowEmpty: stored.allowEmpty === true,
     ...(changes ? { changes } : {}),
+    ...(runs ? { runs } : {}),
     ...(stored.snapshot ? { snapshot: stored.snapshot } : {}),
     saveIds: stored.saveIds ?? [],
     bytes: storedBytes(stored),

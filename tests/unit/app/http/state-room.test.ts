@@ -7,6 +7,7 @@ import {
   CHANGE_STATE_BYTES,
   changesStateBytes,
   ENTITY_STATE_LIMIT_BYTES,
+  RUN_STATE_BYTES,
   STATE_ROOM_BYTES,
   stateHasRoom,
   storedStateBytes,
@@ -93,4 +94,34 @@ it('weighs a state as stored, and sees no room once the state and what comes wou
   expect(stateHasRoom(state, room + 1)).toBe(false);
   // The room is what the last reading saw; what one second of requests adds past it stays under the limit.
   expect(STATE_ROOM_BYTES + 400 * (300 + CHANGE_STATE_BYTES)).toBeLessThan(ENTITY_STATE_LIMIT_BYTES);
+});
+
+it('counts a run of changes kept beside the state as at most RUN_STATE_BYTES as stored, whatever its length', () => {
+  let state = runBranchOperation(undefined, 'apply', { commands: [settings] }).state;
+  // runs of alternating authors: each closes the window before it, so each adds a window and a write
+  const deltas: number[] = [];
+  for (let request = 0; request < 50; request++) {
+    const before = storedStateBytes(state);
+    const user = request % 2 === 0 ? 'alice' : 'bob';
+    const ran = runBranchOperation(state, 'apply', {
+      commands: [
+        settings,
+        {
+          type: 'AdmitRun',
+          at: at(request + 1),
+          target: 'prod',
+          author: { name: user, email: `${user}@example.com`, username: user },
+          attribution: 'watch',
+          // the largest numbers a run may carry, and a payload reference as the store names a batch
+          run: { ref: `sha256:${'f'.repeat(64)}`, first: 999_999, n: 2_000, bytes: 8 * 1024 * 1024 },
+        },
+      ],
+    });
+    expect(ran.answer).toEqual({ ok: true });
+    state = ran.state;
+    deltas.push(storedStateBytes(state) - before);
+  }
+  // the first of each author also adds its origin, the target's counts and deadlines, once
+  for (const delta of deltas.slice(2)) expect(delta).toBeLessThanOrEqual(RUN_STATE_BYTES);
+  expect(state.branch.pending.length).toBeGreaterThan(40);
 });

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { type AdmittedChange, changeSchema } from '../branch';
+import { batchReader, putBatch } from './payload-batches';
+import type { PayloadStore } from './payload-store';
+
+/**
+ * A request's changes beside the branch state: the request's contents and, as the batch's last
+ * item, its change list (`{"changes": [...]}`, each change as the branch admits it, with the index
+ * of its content in the batch instead of a payload reference). One payload per request, as before;
+ * the branch entity keeps runs of this list (`AdmitRun`: the batch's reference, the first change and
+ * the count) and the publish activity reads them back. Immutable and content-addressed like every
+ * payload, written before the signal that names it.
+ */
+const batchedChangeSchema = changeSchema
+  .omit({ payloadRef: true })
+  .extend({ content: z.number().int().nonnegative().optional() });
+const changeListSchema = z.strictObject({ changes: z.array(batchedChangeSchema) });
+
+/** A change as a batch lists it: its content named by its index in the batch. */
+export type BatchedChange = z.infer<typeof batchedChangeSchema>;
+
+/** Stores `contents` and the change list naming them as one batch; returns the batch's reference. */
+export function storeChangeBatch(
+  payloads: PayloadStore,
+  contents: readonly string[],
+  changes: readonly BatchedChange[],
+): Promise<string> {
+  return putBatch(payloads, [...contents, JSON.stringify({ changes })]);
+}
+
+/** A batch's change, with its content's payload reference as the branch names it. */
+export function admittedFrom(ref: string, change: BatchedChange): AdmittedChange {
+  const { content, ...rest } = change;
+  return content === undefined ? rest : { ...rest, payloadRef: `${ref}#${content}` };
+}
+
+/**
+ * Reads stored batches for one publication: an item by reference, and a batch's change list
+ * (validated: a payload is read back across releases and from storage).
+ */
+export function changeBatchReader(payloads: PayloadStore): {
+  readPayload: (ref: string) => Promise<Uint8Array>;
+  changesOf: (ref: string) => Promise<BatchedChange[]>;
+} {
+  const reader = batchReader(payloads);
+  const lists = new Map<string, Promise<BatchedChange[]>>();
+  const decoder = new TextDecoder();
+  const changesOf = (ref: string) => {
+    let list = lists.get(ref);
+    if (!list) {
+      list = reader.items(ref).then((items) => {
+        const last = items.at(-1);
+        if (!last) throw new RangeError(`payload ${ref} holds no change list`);
+        return changeListSchema.parse(JSON.parse(decoder.decode(last))).changes;
+      });
+      lists.set(ref, list);
+    }
+    return list;
+  };
+  return { readPayload: reader.item, changesOf };
+}
