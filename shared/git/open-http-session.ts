@@ -91,12 +91,18 @@ export function openHttpSession({
   };
   const bounded = <T>(step: 'advertise' | 'probe' | 'fetch' | 'push', run: (s: AbortSignal) => Promise<T>) =>
     boundStep({ step, ms: callTimeoutMs, clock, ...(signal ? { signal } : {}), run });
-  // a tip whose commit is missing or corrupt on disk is fetched again, into a fresh cache if need be
-  const readable = async (dir: string, oid: string) =>
-    readCheckedCommit(dir, oid, {}).then(
-      () => true,
-      () => false,
+  /**
+   * The isomorphic-git cache that read the tip's commit, or undefined when it is missing or corrupt
+   * on disk (fetched again, into a fresh cache if need be). Only a cache that read it is handed on:
+   * one that failed may hold a bad pack's parsed index, which a fetch of the same pack would not replace.
+   */
+  const readable = async (dir: string, oid: string) => {
+    const cache = {};
+    return readCheckedCommit(dir, oid, cache).then(
+      () => cache,
+      () => undefined,
     );
+  };
   const pin = async (dir: string, name: string, oid: string) => {
     const ref = `refs/heads/${name}`;
     const current = await readLocalRef({ gitdir: dir, ref });
@@ -139,21 +145,24 @@ export function openHttpSession({
     advertise,
     async obtain({ branch: name, tip }) {
       let dir = await gitdir();
-      if (await readable(dir, tip)) {
+      const warm = await readable(dir, tip);
+      if (warm) {
         await pin(dir, name, tip);
-        return { gitdir: dir, tip };
+        return { gitdir: dir, tip, cache: warm };
       }
       await fetchInto(dir, name, tip);
-      if (!(await readable(dir, tip))) {
+      let cache = await readable(dir, tip);
+      if (!cache) {
         // the cache holds something unusable (e.g. left by a killed run): start it again, cold
         opened = openObjectCache({ cacheDir: cacheDir!, key: `${url}\n${branch}`, url, fresh: true });
         dir = await opened;
         await fetchInto(dir, name, tip);
+        cache = {};
       }
       // refs/heads/<name> is what the next fetch offers as "have": keep it at the fetched tip, or
       // every later fetch downloads the whole history again
       await pin(dir, name, tip);
-      return { gitdir: dir, tip };
+      return { gitdir: dir, tip, cache };
     },
     async obtainFiles({ branch: name, tip }) {
       opened = openObjectCache({ cacheDir: cacheDir!, key: `${url}\n${branch}`, url, fresh: true });

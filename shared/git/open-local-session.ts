@@ -71,7 +71,7 @@ export function openLocalSession({
       };
     },
     async obtain({ tip }) {
-      return { gitdir, tip };
+      return { gitdir, tip, cache: {} };
     },
     async obtainFiles({ tip }) {
       // the repository itself holds every object of its branches: a missing one is not ours to fetch

@@ -278,7 +278,8 @@ async function publishAttempts({
     // where the branch is before this push: what the compare-and-swap and the probes expect
     const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
-    const cache = {};
+    // the cache that read the fetched tip: its pack indexes are parsed once a publication, not again here
+    const cache = obtained?.cache ?? {};
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
     const landed = branchExists
       ? await findLandedWrites({

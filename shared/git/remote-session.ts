@@ -18,8 +18,11 @@ export type PushOutcome = ReceivePackOutcome | { kind: 'locked' };
  */
 export type RemoteSession = {
   advertise(args: { step: GitStep }): Promise<Advertisement>;
-  /** Makes `tip` (and its recent history) readable locally; returns the tip actually obtained. */
-  obtain(args: { branch: string; tip: string }): Promise<{ gitdir: string; tip: string }>;
+  /**
+   * Makes `tip` (and its recent history) readable locally; returns the tip actually obtained and the
+   * isomorphic-git cache that read it, its pack indexes parsed: reading on with it parses none again.
+   */
+  obtain(args: { branch: string; tip: string }): Promise<{ gitdir: string; tip: string; cache: object }>;
   /**
    * Makes every file of `tip` readable too, when a build found one missing: a cache written by a
    * release that kept only the commits and trees it pushed is fetched again, cold.

@@ -54,7 +54,8 @@ function yamlDoc(i: number, rev: number): string {
 }
 const changed = (k: number) => Array.from({ length: k }, (_, j) => Math.floor((j * FILES) / k));
 
-type Measure = { ms: number; rssMiB: number };
+/** Wall time, peak RSS, and the CPU the work itself took (user + system): on a loaded machine, the steadier figure. */
+type Measure = { ms: number; rssMiB: number; cpuMs: number };
 
 function run(
   command: string,
@@ -63,8 +64,9 @@ function run(
 ): Promise<Measure> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    // /usr/bin/time reports the command's peak RSS (KiB) on stderr's last line
-    const child = spawn('/usr/bin/time', ['-f', '%M', command, ...args], {
+    // /usr/bin/time reports the command's peak RSS (KiB) and its CPU seconds, the children it
+    // waited for included (git clone's index-pack), on stderr's last line
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', command, ...args], {
       cwd: options.cwd ?? tmpdir(),
       // no background auto-gc: it would run into the next measurement
       env: {
@@ -88,7 +90,8 @@ function run(
     child.on('close', (code) => {
       const ms = performance.now() - started;
       if (code !== 0) return reject(new Error(`${command} ${args.join(' ')}: ${stderr}`));
-      resolve({ ms, rssMiB: Number(stderr.trim().split('\n').at(-1)) / 1024 });
+      const [rssKiB, user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+      resolve({ ms, rssMiB: rssKiB! / 1024, cpuMs: (user! + system!) * 1000 });
     });
     child.stdin.end(options.input);
   });
@@ -97,6 +100,7 @@ const git = (args: string[], options: { cwd?: string; input?: string } = {}) => 
 const sum = (parts: Measure[]): Measure => ({
   ms: parts.reduce((t, p) => t + p.ms, 0),
   rssMiB: Math.max(...parts.map((p) => p.rssMiB)),
+  cpuMs: parts.reduce((t, p) => t + p.cpuMs, 0),
 });
 
 type IsoJob = {
@@ -198,6 +202,7 @@ async function publishJob(job: IsoJob): Promise<Measure> {
     })),
   };
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const result = await publish({
     remote: { kind: 'http', url: job.url },
     branch: 'main',
@@ -206,10 +211,11 @@ async function publishJob(job: IsoJob): Promise<Measure> {
     signer: job.signing ? signerOf(job.signing) : undefined,
   });
   const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   if (result.kind !== 'published' || (job.k === 0) !== (result.commits[write.id] === null)) {
     throw new Error(`unexpected result ${JSON.stringify(result)}`);
   }
-  return { ms, rssMiB: process.resourceUsage().maxRSS / 1024 };
+  return { ms, rssMiB: process.resourceUsage().maxRSS / 1024, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 async function worker(): Promise<void> {
@@ -288,6 +294,11 @@ async function main(): Promise<void> {
     console.log(`  git clone --bare                      ${fmt(cold.bare)}`);
     console.log(`  git clone --bare --depth 50           ${fmt(cold.shallow)}`);
     console.log(`  ratio executor / clone --bare: ${ratio(cold.iso, cold.bare)}x`);
+    const cpu = (m: Measure[]) => median(m.map((x) => x.cpuMs)).toFixed(0);
+    // the client's CPU alone (the server's is the same for both): steadier than wall time under load
+    console.log(
+      `  CPU (median): executor ${cpu(cold.iso)} ms, git clone --bare ${cpu(cold.bare)} ms (its index-pack included)`,
+    );
     const coldMs = median(cold.iso.map((x) => x.ms));
     const cloneMs = median(cold.bare.map((x) => x.ms));
     report({
@@ -380,7 +391,7 @@ async function main(): Promise<void> {
         const add = await git(['add', '-A'], { cwd: wt });
         const commit = await git(['commit', '-q', '-m', `bench ${k} rev ${rev}`], { cwd: wt });
         const push = await git(['push', '-q', 'origin', 'main'], { cwd: wt });
-        wtm.push({ ms: performance.now() - started, rssMiB: sum([add, commit, push]).rssMiB });
+        wtm.push({ ...sum([add, commit, push]), ms: performance.now() - started });
 
         const lines = [
           `commit refs/heads/main\ncommitter b <b@example.invalid> ${1_750_000_000 + rev} +0000\ndata 5\nbench\nfrom refs/heads/main^0\n`,
@@ -394,7 +405,7 @@ async function main(): Promise<void> {
           input: `${lines.join('')}\n`,
         });
         const pushed = await git(['--git-dir', fiLocal, 'push', '-q', url('fi.git'), 'main']);
-        fim.push({ ms: performance.now() - fiStart, rssMiB: sum([imported, pushed]).rssMiB });
+        fim.push({ ...sum([imported, pushed]), ms: performance.now() - fiStart });
       }
       rev++;
       const isoCold = [await isoFresh({ url: url('iso.git'), cacheDir, k, rev })];

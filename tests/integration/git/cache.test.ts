@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import { readdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publish } from '../../../shared/git/publish';
@@ -47,6 +48,43 @@ describe('the per-branch object cache', () => {
     expect(verified).toMatch(/chain length = [1-9]/);
     expect(await runGit({ args: ['--git-dir', gitdir, 'show', 'main:big.yaml'] })).toBe(big(4).trimEnd());
     await fsck(gitdir);
+  });
+
+  it('parses each pack index once a publication: the cache that read the fetched tip reads the tree on', async () => {
+    const { url } = await world.repo({
+      files: Object.fromEntries([1, 2, 3].map((i) => [`f${i}.yaml`, `${i}\n`])),
+    });
+    const cacheDir = await world.cacheDir();
+    // isomorphic-git reads a pack index with fs.promises.readFile (its FileSystem binds it per call)
+    // and keeps it parsed in the cache object it is given, by file name
+    const readFile = jest.spyOn(fs.promises, 'readFile');
+    const readsPerIndex = () => {
+      const reads = new Map<string, number>();
+      for (const [path] of readFile.mock.calls)
+        if (String(path).endsWith('.idx')) reads.set(String(path), (reads.get(String(path)) ?? 0) + 1);
+      return [...reads.values()];
+    };
+    const publishOne = (file: string) =>
+      publish({
+        remote: { kind: 'http', url },
+        branch: 'main',
+        writes: [aWrite({ files: { [file]: `${file}\n` } })],
+        cacheDir,
+      });
+    try {
+      // cold: the fetched pack's index is parsed to check the tip, and that parse reads the tree
+      expect(await publishOne('a.yaml')).toMatchObject({ kind: 'published' });
+      expect(readsPerIndex()).toEqual([1]);
+
+      // warm: each index is read when the cache is opened (whether its pack is whole), then parsed
+      // at most once, if an object is looked up past it
+      readFile.mockClear();
+      expect(await publishOne('b.yaml')).toMatchObject({ kind: 'published' });
+      expect(readsPerIndex()).toHaveLength(2);
+      expect(Math.max(...readsPerIndex())).toBe(2);
+    } finally {
+      readFile.mockRestore();
+    }
   });
 
   it('is reused: a second publication sends only its push when the remote did not move', async () => {
