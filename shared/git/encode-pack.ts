@@ -34,51 +34,97 @@ function baseDistance(distance: number): number[] {
 }
 
 /**
- * A packfile as its pieces in order: each object's header beside its deflated bytes as the store
- * holds them. Never joined into one buffer: a first snapshot's pack is as large as all its deflated
- * blobs, and a joined copy would double that at the publication's peak. It is written to
- * receive-pack and to the cache piece by piece.
+ * A packfile as its pieces in order, framed again from the object store each time it is iterated:
+ * each object's header beside its deflated bytes, copied into chunks of {@link PACK_CHUNK_BYTES}.
+ * Never held whole: a first snapshot's pack is as large as all its deflated blobs, and a piece per
+ * object (its header and a view of its bytes, 200,000 buffers for 100,000 files) weighed as much
+ * again as those bytes. It is written to receive-pack and to the cache as it is framed.
  */
-export type PackPieces = readonly Buffer[];
+export type PackPieces = AsyncIterable<Buffer>;
+
+/** The size of a framed piece: large enough for a few hundred writes a first snapshot, small enough to be garbage at once. */
+export const PACK_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Encodes the store's objects as one packfile (v2) and its v2 index. The objects are already
  * deflated (node's native zlib), so this only frames them: the same bytes go to receive-pack and
- * into the local cache. An object kept as a
- * delta becomes an ofs-delta on its base, which the store holds earlier, so the pack has it earlier.
+ * into the local cache. An object kept as a delta becomes an ofs-delta on its base, which the store
+ * holds earlier, so the pack has it earlier. The objects framed are those the store holds now: one
+ * added later is not in this pack.
  */
 export async function encodePack({
   store,
 }: {
   store: ObjectStore;
 }): Promise<{ pack: PackPieces; idx: Buffer; packSha: string }> {
-  const chosen = [...(await store.objects())];
+  const count = store.size;
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(chosen.length, 8);
-  const parts: Buffer[] = [header];
+  header.writeUInt32BE(count, 8);
   const hash = createHash('sha1').update(header);
   const entries: { oid: string; offset: number; crc: number }[] = [];
   const offsets = new Map<string, number>();
+  /** How far back each delta's base is, by the delta's place in the pack: the framing needs it again. */
+  const distances = new Map<number, number>();
   let offset = header.length;
-  for (const [oid, { type, size, deflated, deltaBase }] of chosen) {
+  for (const [oid, { type, size, deflated, deltaBase }] of framed(await store.objects(), count)) {
     const baseOffset = deltaBase === undefined ? undefined : offsets.get(deltaBase);
     if (deltaBase !== undefined && baseOffset === undefined)
       throw new Error(`delta base ${deltaBase} of ${oid} is not in the pack before it`);
-    const head = Buffer.from(
-      baseOffset === undefined
-        ? objectHeader(TYPE_CODE[type], size)
-        : [...objectHeader(OFS_DELTA, size), ...baseDistance(offset - baseOffset)],
-    );
+    if (baseOffset !== undefined) distances.set(entries.length, offset - baseOffset);
+    const head = headOf(type, size, baseOffset === undefined ? undefined : offset - baseOffset);
     offsets.set(oid, offset);
     entries.push({ oid, offset, crc: crc32(deflated, crc32(head)) >>> 0 });
-    parts.push(head, deflated);
     hash.update(head).update(deflated);
     offset += head.length + deflated.length;
   }
+  offsets.clear();
   const packHash = hash.digest();
-  parts.push(packHash);
   const idx = encodeIndex({ entries, packHash });
-  return { pack: parts, idx, packSha: packHash.toString('hex') };
+  const pack: PackPieces = {
+    async *[Symbol.asyncIterator]() {
+      let chunk = Buffer.allocUnsafeSlow(PACK_CHUNK_BYTES);
+      let used = 0;
+      const append = function* (bytes: Buffer): Generator<Buffer> {
+        if (used + bytes.length > chunk.length) {
+          if (used > 0) yield chunk.subarray(0, used);
+          chunk = Buffer.allocUnsafeSlow(PACK_CHUNK_BYTES);
+          used = 0;
+        }
+        // a deflated object larger than a chunk goes as it is, a view of the store's own bytes
+        if (bytes.length > chunk.length) return yield bytes;
+        bytes.copy(chunk, used);
+        used += bytes.length;
+      };
+      yield* append(header);
+      let place = 0;
+      for (const [, { type, size, deflated }] of framed(await store.objects(), count)) {
+        yield* append(headOf(type, size, distances.get(place++)));
+        yield* append(deflated);
+      }
+      yield* append(packHash);
+      if (used > 0) yield chunk.subarray(0, used);
+    },
+  };
+  return { pack, idx, packSha: packHash.toString('hex') };
+}
+
+/** An object's header in the pack: its type and size, and for an ofs-delta how far back its base is. */
+function headOf(type: keyof typeof TYPE_CODE, size: number, baseDistanceBack: number | undefined): Buffer {
+  return Buffer.from(
+    baseDistanceBack === undefined
+      ? objectHeader(TYPE_CODE[type], size)
+      : [...objectHeader(OFS_DELTA, size), ...baseDistance(baseDistanceBack)],
+  );
+}
+
+/** The first `count` objects: those the pack's header counts. */
+function* framed<T>(objects: Iterable<T>, count: number): Generator<T> {
+  if (count === 0) return;
+  let seen = 0;
+  for (const object of objects) {
+    yield object;
+    if (++seen === count) return;
+  }
 }

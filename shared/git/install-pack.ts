@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { PackPieces } from './encode-pack';
 
 /** How many pieces go to the disk in one write: a pack of 100,000 small objects in a few hundred calls. */
-const PIECES_PER_WRITE = 1024;
+const PIECES_PER_WRITE = 16;
 
 /**
  * Puts a pack and its index into a repository's `objects/pack`, each written to a temporary name and
@@ -39,17 +39,24 @@ export async function installPack({
   return true;
 }
 
-/** Writes the pieces one after another as a new file, without joining them in memory. */
-async function writePieces(path: string, pieces: PackPieces): Promise<void> {
+/** Writes the pieces one after another as a new file, as they come, without joining them in memory. */
+async function writePieces(path: string, pieces: PackPieces | readonly Buffer[]): Promise<void> {
   const file = await open(path, 'w');
+  const write = async (batch: Buffer[]) => {
+    const { bytesWritten } = await file.writev(batch);
+    const size = batch.reduce((total, piece) => total + piece.length, 0);
+    // libuv writes a file's vector whole or fails: a short write here is a full disk or a bug
+    if (bytesWritten !== size) throw new Error(`${path}: wrote ${bytesWritten} of ${size} bytes`);
+  };
   try {
-    for (let i = 0; i < pieces.length; i += PIECES_PER_WRITE) {
-      const batch = pieces.slice(i, i + PIECES_PER_WRITE);
-      const { bytesWritten } = await file.writev(batch);
-      const size = batch.reduce((total, piece) => total + piece.length, 0);
-      // libuv writes a file's vector whole or fails: a short write here is a full disk or a bug
-      if (bytesWritten !== size) throw new Error(`${path}: wrote ${bytesWritten} of ${size} bytes`);
+    let batch: Buffer[] = [];
+    for await (const piece of pieces) {
+      batch.push(piece);
+      if (batch.length < PIECES_PER_WRITE) continue;
+      await write(batch);
+      batch = [];
     }
+    if (batch.length > 0) await write(batch);
   } finally {
     await file.close();
   }

@@ -18,7 +18,10 @@ export type ObjectStore = {
   add(type: GitObjectType, data: Buffer, delta?: Delta): string;
   /** Whether a delta on `base` would be kept: the base is in this store, in a short enough chain. */
   takesDeltaOn(base: string): boolean;
-  /** Every object, once its deflation has finished. */
+  /**
+   * Every object in the order it was added, once its deflation has finished. Each is made as it is
+   * iterated (its `deflated` a view of the slab holding it): keep only what is needed.
+   */
   objects(): Promise<Iterable<[string, StoredObject]>>;
   readonly size: number;
 };
@@ -28,30 +31,91 @@ const MAX_DELTA_DEPTH = 10;
 /** From this size an object is deflated on libuv's thread pool, off the event loop. */
 const DEFLATE_OFF_THREAD_BYTES = 64 * 1024;
 /**
- * Small deflated objects are copied side by side into slabs of this size. zlib hands back a slice
- * of its output buffer, which for a small object is carved from node's shared 8 KiB pool: keeping
- * that slice keeps the whole pool slab alive, with the file contents and zlib scratch around it, so
+ * Deflated objects are copied side by side into slabs of this size. zlib hands back a slice of its
+ * output buffer, which for a small object is carved from node's shared 8 KiB pool: keeping that
+ * slice keeps the whole pool slab alive, with the file contents and zlib scratch around it, so
  * 10,000 changed files of 1 KiB held about 20 MiB for 3.5 MiB of deflated bytes until the push.
  */
 export const DEFLATED_SLAB_BYTES = 256 * 1024;
 /** A deflated object larger than this keeps its own buffer: it would waste most of a slab's tail. */
 const OWN_BUFFER_BYTES = DEFLATED_SLAB_BYTES / 8;
+const TYPES: readonly GitObjectType[] = ['commit', 'tree', 'blob'];
 
-/** Copies small buffers densely into slabs allocated outside node's pool. */
-function createSlabs(): (bytes: Buffer) => Buffer {
-  let slab = Buffer.allocUnsafeSlow(0);
-  let used = 0;
-  return (bytes) => {
-    // a large output is zlib's own (unpooled) buffer already
-    if (bytes.length > OWN_BUFFER_BYTES) return bytes;
-    if (used + bytes.length > slab.length) {
-      slab = Buffer.allocUnsafeSlow(DEFLATED_SLAB_BYTES);
-      used = 0;
-    }
-    const copy = slab.subarray(used, used + bytes.length);
-    bytes.copy(copy);
-    used += bytes.length;
-    return copy;
+/**
+ * Where each object's deflated bytes are, as columns of numbers rather than a record and a buffer
+ * view per object: a first snapshot of 100,000 files held about 250 bytes of records a file beside
+ * its 200 deflated bytes, as much again as the bytes themselves.
+ */
+function createPlaces() {
+  let capacity = 1024;
+  let types = new Uint8Array(capacity);
+  let sizes = new Float64Array(capacity);
+  let slabs = new Int32Array(capacity);
+  let offsets = new Uint32Array(capacity);
+  let lengths = new Uint32Array(capacity);
+  let count = 0;
+  const grown = <T extends Uint8Array | Float64Array | Int32Array | Uint32Array>(column: T): T => {
+    const larger = new (column.constructor as new (length: number) => T)(capacity);
+    larger.set(column);
+    return larger;
+  };
+  return {
+    /** A new object's entry, its bytes not yet placed. */
+    append(type: GitObjectType, size: number): number {
+      if (count === capacity) {
+        capacity *= 2;
+        types = grown(types);
+        sizes = grown(sizes);
+        slabs = grown(slabs);
+        offsets = grown(offsets);
+        lengths = grown(lengths);
+      }
+      types[count] = TYPES.indexOf(type);
+      sizes[count] = size;
+      return count++;
+    },
+    place(entry: number, slab: number, offset: number, length: number): void {
+      slabs[entry] = slab;
+      offsets[entry] = offset;
+      lengths[entry] = length;
+    },
+    read(entry: number) {
+      return {
+        type: TYPES[types[entry]!]!,
+        size: sizes[entry]!,
+        slab: slabs[entry]!,
+        offset: offsets[entry]!,
+        length: lengths[entry]!,
+      };
+    },
+  };
+}
+
+/**
+ * Deflated bytes packed densely into slabs allocated outside node's pool; a large one is a slab of
+ * its own (zlib's own unpooled buffer already).
+ */
+function createSlabs() {
+  const slabs: Buffer[] = [];
+  /** The slab small objects are copied into, and how much of it is used. */
+  let open = -1;
+  let used = DEFLATED_SLAB_BYTES;
+  return {
+    /** Keeps the bytes; returns which slab holds them and where. */
+    keep(bytes: Buffer): { slab: number; offset: number } {
+      if (bytes.length > OWN_BUFFER_BYTES) return { slab: slabs.push(bytes) - 1, offset: 0 };
+      if (used + bytes.length > DEFLATED_SLAB_BYTES) {
+        open = slabs.push(Buffer.allocUnsafeSlow(DEFLATED_SLAB_BYTES)) - 1;
+        used = 0;
+      }
+      const offset = used;
+      bytes.copy(slabs[open]!, offset);
+      used += bytes.length;
+      return { slab: open, offset };
+    },
+    view(slab: number, offset: number, length: number): Buffer {
+      return slabs[slab]!.subarray(offset, offset + length);
+    },
   };
 }
 
@@ -62,23 +126,31 @@ function createSlabs(): (bytes: Buffer) => Buffer {
  * on the thread pool while the next commits are built, so the event loop keeps serving requests.
  */
 export function createObjectStore(): ObjectStore {
-  const objects = new Map<string, StoredObject>();
+  /** Each object's entry in `places`, in the order added (the order a pack needs: bases first). */
+  const entries = new Map<string, number>();
+  const places = createPlaces();
+  const slabs = createSlabs();
+  /** The objects kept as a delta: their base. */
+  const deltaBases = new Map<number, string>();
   /** How many deltas deep each object kept as a delta is. */
   const depths = new Map<string, number>();
   const deflating: Promise<void>[] = [];
-  const compact = createSlabs();
-  const takesDeltaOn = (base: string) => objects.has(base) && (depths.get(base) ?? 0) < MAX_DELTA_DEPTH;
+  const takesDeltaOn = (base: string) => entries.has(base) && (depths.get(base) ?? 0) < MAX_DELTA_DEPTH;
+  const keep = (entry: number, deflated: Buffer) => {
+    const { slab, offset } = slabs.keep(deflated);
+    places.place(entry, slab, offset, deflated.length);
+  };
   return {
     add(type, data, delta) {
       const oid = objectOidOf(type, data);
-      if (objects.has(oid)) return oid;
+      if (entries.has(oid)) return oid;
       const packed = delta && takesDeltaOn(delta.base) ? delta.instructions : data;
-      const object: StoredObject = { type, size: packed.length, deflated: Buffer.alloc(0) };
+      const entry = places.append(type, packed.length);
       if (packed !== data) {
-        object.deltaBase = delta!.base;
+        deltaBases.set(entry, delta!.base);
         depths.set(oid, (depths.get(delta!.base) ?? 0) + 1);
       }
-      objects.set(oid, object);
+      entries.set(oid, entry);
       const options: ZlibOptions = {
         level: 1,
         // a small output chunk: with the default 16 KiB chunk each deflated object pins 16 KiB
@@ -87,13 +159,13 @@ export function createObjectStore(): ObjectStore {
         // deflating a small file
         windowBits: Math.max(9, Math.min(15, Math.ceil(Math.log2(packed.length + 1)))),
       };
-      if (packed.length < DEFLATE_OFF_THREAD_BYTES) object.deflated = compact(deflateSync(packed, options));
+      if (packed.length < DEFLATE_OFF_THREAD_BYTES) keep(entry, deflateSync(packed, options));
       else
         deflating.push(
           new Promise<void>((resolve, reject) =>
             deflate(packed, options, (error, deflated) => {
               if (error) return reject(error);
-              object.deflated = deflated;
+              keep(entry, deflated);
               resolve();
             }),
           ),
@@ -103,10 +175,20 @@ export function createObjectStore(): ObjectStore {
     takesDeltaOn,
     async objects() {
       await Promise.all(deflating.splice(0));
-      return objects.entries();
+      return (function* (): Iterable<[string, StoredObject]> {
+        for (const [oid, entry] of entries) {
+          const { type, size, slab, offset, length } = places.read(entry);
+          const deltaBase = deltaBases.get(entry);
+          const deflated = slabs.view(slab, offset, length);
+          yield [
+            oid,
+            deltaBase === undefined ? { type, size, deflated } : { type, size, deflated, deltaBase },
+          ];
+        }
+      })();
     },
     get size() {
-      return objects.size;
+      return entries.size;
     },
   };
 }

@@ -53,7 +53,9 @@ function treeReader() {
   return {
     async remember(store: ReturnType<typeof createObjectStore>) {
       const { pack } = await encodePack({ store });
-      const unpacked = unpackObjects({ pack: Buffer.concat(pack) }).objects;
+      const pieces: Buffer[] = [];
+      for await (const piece of pack) pieces.push(piece);
+      const unpacked = unpackObjects({ pack: Buffer.concat(pieces) }).objects;
       // a wrong delta reads back as another object than the one stored
       expect(unpacked.map(({ oid }) => oid).sort()).toEqual(
         [...(await store.objects())].map(([oid]) => oid).sort(),
