@@ -25,7 +25,6 @@ import {
 import { emit } from '../../telemetry/bus';
 import type { IntakeKind } from '../../telemetry/occurrences';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
-import { collectGarbage } from '../runtime/full-collection';
 import { acceptChanges } from './accept-changes';
 import type { BranchGateway } from './branch-gateway';
 import { type BranchHandle, branchHandle } from './branch-handle';
@@ -223,8 +222,6 @@ export async function completeSnapshot(
     ...(body.data.parts === undefined ? {} : { parts: body.data.parts }),
   });
   await branch.wake();
-  // the parts' garbage is this thread's heap grown for them: returned before the publication's peak
-  collectGarbage();
   return { status: 202, body: { snapshot: snapshotId, branch: target.config.branch } };
 }
 
