@@ -44,9 +44,10 @@ export function createFileFeedMemory({ folder }: { folder: string }): FeedMemory
       return locked(key, async () => {
         if ((await readText(key)) !== tag) return false;
         const path = pathOf(key);
-        await mkdir(join(path, '..'), { recursive: true });
+        await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
         const temporary = `${path}.${randomUUID()}.tmp`;
-        await writeFile(temporary, text, { flush: true });
+        // the data folder is kubescribe's alone (docs/configuration.md): so are the memories in it
+        await writeFile(temporary, text, { flush: true, mode: 0o600 });
         await rename(temporary, path);
         return true;
       });
