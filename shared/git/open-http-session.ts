@@ -9,6 +9,7 @@ import { GitHttpRefused } from './errors';
 import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack } from './install-pack';
+import { keptReadCache } from './kept-read-cache';
 import { openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
@@ -93,7 +94,7 @@ export function openHttpSession({
     boundStep({ step, ms: callTimeoutMs, clock, ...(signal ? { signal } : {}), run });
   // a tip whose commit is missing or corrupt on disk is fetched again, into a fresh cache if need be
   const readable = async (dir: string, oid: string) =>
-    readCheckedCommit(dir, oid, {}).then(
+    readCheckedCommit(dir, oid, await keptReadCache(dir)).then(
       () => true,
       () => false,
     );

@@ -8,6 +8,7 @@ import { readCommitSummary } from './commit-summaries';
 import type { GitCredentials } from './credentials';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
+import { keptReadCache } from './kept-read-cache';
 import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
@@ -278,7 +279,7 @@ async function publishAttempts({
     // where the branch is before this push: what the compare-and-swap and the probes expect
     const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
-    const cache = {};
+    const cache = await keptReadCache(gitdir);
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
     const landed = branchExists
       ? await findLandedWrites({
