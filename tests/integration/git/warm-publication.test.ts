@@ -88,6 +88,7 @@ describe('a publication on a warm branch (a steady stream)', () => {
     });
     const fetched = await largestIndex(await cacheGitdir(cacheDir));
     const seen = world.proxy.requests.length;
+    const connections = world.proxy.connectionsOpened();
     const warm = 5;
 
     const results: unknown[] = [];
@@ -107,6 +108,8 @@ describe('a publication on a warm branch (a steady stream)', () => {
     // a lookup walks the packs in directory order, so an unkept cache parsed it again whenever the
     // object sought came after it (the fetched pack held every file: 100 ms at 100,000 files)
     expect(reads.get(fetched)).toBe(warm);
+    // the pushes of a stream share one connection: no TCP (on a real host, TLS) handshake per window
+    expect(world.proxy.connectionsOpened() - connections).toBe(0);
     await fsck(gitdir);
   });
 
