@@ -31,14 +31,11 @@ afterEach(() => jest.restoreAllMocks());
 
 function countIndexReads(): Map<string, number> {
   const reads = new Map<string, number>();
-  const real = fs.promises.readFile;
-  jest.spyOn(fs.promises, 'readFile').mockImplementation(((
-    path: fs.PathLike | fs.promises.FileHandle,
-    ...rest
-  ) => {
+  const real = fs.promises.readFile.bind(fs.promises);
+  jest.spyOn(fs.promises, 'readFile').mockImplementation((path, options) => {
     if (typeof path === 'string' && path.endsWith('.idx')) reads.set(path, (reads.get(path) ?? 0) + 1);
-    return real.call(fs.promises, path, ...(rest as [])) as ReturnType<typeof real>;
-  }) as typeof real);
+    return real(path, options);
+  });
   return reads;
 }
 
