@@ -35,6 +35,15 @@ export async function keptReadCache(gitdir: string): Promise<object> {
   return cache;
 }
 
+/**
+ * Forgets `gitdir`'s kept read cache: a read through it failed, or the folder starts again. A pack
+ * that failed isomorphic-git's check stays failed in the cache that read it, and a fetch of the
+ * same pack again (the same name) would not replace it there.
+ */
+export function forgetReadCache(gitdir: string): void {
+  kept.delete(gitdir);
+}
+
 /** The pack files whose index `cache` holds parsed (what a test checks the pruning by). */
 export function packsHeld(cache: object): string[] {
   return heldMaps(cache).flatMap((held) =>

@@ -9,7 +9,7 @@ import { GitHttpRefused } from './errors';
 import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack } from './install-pack';
-import { keptReadCache } from './kept-read-cache';
+import { forgetReadCache, keptReadCache } from './kept-read-cache';
 import { openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
@@ -96,7 +96,10 @@ export function openHttpSession({
   const readable = async (dir: string, oid: string) =>
     readCheckedCommit(dir, oid, await keptReadCache(dir)).then(
       () => true,
-      () => false,
+      () => {
+        forgetReadCache(dir);
+        return false;
+      },
     );
   const pin = async (dir: string, name: string, oid: string) => {
     const ref = `refs/heads/${name}`;

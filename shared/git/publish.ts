@@ -8,7 +8,7 @@ import { readCommitSummary } from './commit-summaries';
 import type { GitCredentials } from './credentials';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
-import { keptReadCache } from './kept-read-cache';
+import { forgetReadCache, keptReadCache } from './kept-read-cache';
 import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
@@ -182,6 +182,8 @@ export async function publish({
     try {
       return await publishAttempts({ ...options, session, progress, deadline: total.signal, signer });
     } catch (error) {
+      // what failed may be a read through the kept cache: the next attempt reads the packs afresh
+      await session.gitdir().then(forgetReadCache, () => undefined);
       const reason: unknown = total.signal.aborted ? total.signal.reason : error;
       return classifyFailure({
         error: reason instanceof GitStepTimedOut ? reason : error,

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as git from 'isomorphic-git';
-import { keptReadCache, packsHeld } from '../../../shared/git/kept-read-cache';
+import { forgetReadCache, keptReadCache, packsHeld } from '../../../shared/git/kept-read-cache';
 import { runGit } from '../../support/git/run-git';
 
 // isomorphic-git parses a pack's whole index on the first read through a cache object
@@ -61,5 +61,17 @@ describe('the read cache kept per object folder', () => {
     for (const name of await readdir(packDir)) await rm(join(packDir, name));
 
     expect(packsHeld(await keptReadCache(gitdir))).toEqual([]);
+  });
+
+  it('starts afresh once forgotten (a read through it failed, the folder started again)', async () => {
+    const [first] = blobs;
+    const cache = await keptReadCache(gitdir);
+    await git.readObject({ fs, gitdir, oid: first!, cache });
+
+    forgetReadCache(gitdir);
+
+    const again = await keptReadCache(gitdir);
+    expect(again).not.toBe(cache);
+    expect(packsHeld(again)).toEqual([]);
   });
 });
