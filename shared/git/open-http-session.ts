@@ -9,6 +9,7 @@ import { GitHttpRefused } from './errors';
 import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack } from './install-pack';
+import { forgetReadCache, keptReadCache } from './kept-read-cache';
 import { openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
@@ -92,15 +93,19 @@ export function openHttpSession({
   const bounded = <T>(step: 'advertise' | 'probe' | 'fetch' | 'push', run: (s: AbortSignal) => Promise<T>) =>
     boundStep({ step, ms: callTimeoutMs, clock, ...(signal ? { signal } : {}), run });
   /**
-   * The isomorphic-git cache that read the tip's commit, or undefined when it is missing or corrupt
-   * on disk (fetched again, into a fresh cache if need be). Only a cache that read it is handed on:
-   * one that failed may hold a bad pack's parsed index, which a fetch of the same pack would not replace.
+   * The isomorphic-git cache that read the tip's commit (the branch's kept one: its parsed pack
+   * indexes serve the next publication too), or undefined when the commit is missing or corrupt on
+   * disk (fetched again, into a fresh cache if need be). A cache that failed is forgotten: it may
+   * hold a bad pack's parsed index, which a fetch of the same pack would not replace.
    */
   const readable = async (dir: string, oid: string) => {
-    const cache = {};
+    const cache = await keptReadCache(dir);
     return readCheckedCommit(dir, oid, cache).then(
       () => cache,
-      () => undefined,
+      () => {
+        forgetReadCache(dir);
+        return undefined;
+      },
     );
   };
   const pin = async (dir: string, name: string, oid: string) => {
@@ -157,7 +162,7 @@ export function openHttpSession({
         opened = openObjectCache({ cacheDir: cacheDir!, key: `${url}\n${branch}`, url, fresh: true });
         dir = await opened;
         await fetchInto(dir, name, tip);
-        cache = {};
+        cache = await keptReadCache(dir);
       }
       // refs/heads/<name> is what the next fetch offers as "have": keep it at the fetched tip, or
       // every later fetch downloads the whole history again

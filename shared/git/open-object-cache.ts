@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as git from 'isomorphic-git';
+import { forgetReadCache } from './kept-read-cache';
 
 const MAX_PACKS = 64;
 
@@ -55,7 +56,10 @@ export async function openObjectCache({
   fresh?: boolean;
 }): Promise<string> {
   const gitdir = join(cacheDir, `${createHash('sha1').update(key).digest('hex').slice(0, 20)}.git`);
-  if (fresh) await rm(gitdir, { recursive: true, force: true });
+  if (fresh) {
+    forgetReadCache(gitdir);
+    await rm(gitdir, { recursive: true, force: true });
+  }
   const packDir = join(gitdir, 'objects', 'pack');
   const exists = await stat(join(gitdir, 'HEAD')).then(
     () => true,

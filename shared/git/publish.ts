@@ -8,6 +8,7 @@ import { readCommitSummary } from './commit-summaries';
 import type { GitCredentials } from './credentials';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
+import { forgetReadCache, keptReadCache } from './kept-read-cache';
 import { createObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
@@ -181,6 +182,8 @@ export async function publish({
     try {
       return await publishAttempts({ ...options, session, progress, deadline: total.signal, signer });
     } catch (error) {
+      // what failed may be a read through the kept cache: the next attempt reads the packs afresh
+      await session.gitdir().then(forgetReadCache, () => undefined);
       const reason: unknown = total.signal.aborted ? total.signal.reason : error;
       return classifyFailure({
         error: reason instanceof GitStepTimedOut ? reason : error,
@@ -278,8 +281,8 @@ async function publishAttempts({
     // where the branch is before this push: what the compare-and-swap and the probes expect
     const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
-    // the cache that read the fetched tip: its pack indexes are parsed once a publication, not again here
-    const cache = obtained?.cache ?? {};
+    // the cache that read the fetched tip, else the branch's kept one: pack indexes parsed once
+    const cache = obtained?.cache ?? (await keptReadCache(gitdir));
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
     const landed = branchExists
       ? await findLandedWrites({

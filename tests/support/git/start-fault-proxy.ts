@@ -110,6 +110,8 @@ export type FaultProxy = {
   readonly requests: readonly ProxiedRequest[];
   /** Connections the proxy is holding (stalls) that the client has not closed yet. */
   heldOpen(): number;
+  /** Connections clients opened to the proxy so far (a kept connection carries many requests). */
+  connectionsOpened(): number;
   /** Forgets the faults not yet applied (call it between tests). */
   reset(): void;
   stop(): Promise<void>;
@@ -151,6 +153,7 @@ export async function startFaultProxy({
   const rules: { on: GitRequestKind; fault: Fault; times: number; skip: number }[] = [];
   const requests: ProxiedRequest[] = [];
   const sockets = new Set<Socket>();
+  let opened = 0;
   const held = new Set<http.ServerResponse>();
   const agent = new http.Agent({ keepAlive: false });
 
@@ -287,6 +290,7 @@ export async function startFaultProxy({
   const server = tls ? https.createServer(tls, handle) : http.createServer(handle);
   server.on(tls ? 'secureConnection' : 'connection', (socket) => {
     sockets.add(socket);
+    opened++;
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -297,6 +301,7 @@ export async function startFaultProxy({
       return requests;
     },
     reset: () => void rules.splice(0),
+    connectionsOpened: () => opened,
     heldOpen: () => [...held].filter((res) => res.socket && !res.socket.destroyed).length,
     stop: () =>
       new Promise<void>((resolve) => {
