@@ -1,8 +1,10 @@
 // A request's changes are checked against the bounds the branch holds (`outOfBounds`, the branch's
-// own command schemas) before anything is stored. An audit batch is 400 changes of one or a few
-// users (the apiserver batches whatever its clients did), so the author is checked once per
-// distinct author in the request, not once per change; a change whose author the branch cannot
-// hold is still refused on its own. Counts only.
+// own command schemas) before anything is stored. An audit batch is up to 400 events of whatever
+// the apiserver's clients did meanwhile (kube-apiserver's webhook backend buffers the events of
+// every request and sends up to `defaultBatchMaxSize = 400` at a time:
+// staging/src/k8s.io/apiserver/pkg/server/options/audit.go), a handful of users; so the author is
+// checked once per distinct author in the request, not once per change, and a change whose author
+// the branch cannot hold is still refused on its own. Counts only.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
