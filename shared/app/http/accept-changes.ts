@@ -12,7 +12,7 @@ import type { Change } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { BranchHandle } from './branch-handle';
-import { type NotRecorded, type NotRecordedCount, outOfBounds } from './not-recorded';
+import { boundsChecker, type NotRecorded, type NotRecordedCount } from './not-recorded';
 import { changesStateBytes, RUN_STATE_BYTES } from './state-room';
 
 /** What became of a request's changes: those recorded, and those refused with their reasons. */
@@ -51,6 +51,7 @@ export async function acceptChanges({
   const { target } = branch;
   const refused = [...notRecorded];
   const held: { change: Change; author: Author; admitted: AdmittedChange }[] = [];
+  const outOfBounds = boundsChecker();
   for (const change of changes) {
     const author = authorOf(change, target);
     const candidate = admitted(change, target.attributionWaitMs !== undefined);
@@ -119,26 +120,27 @@ async function admitCommands(
     const changeAttribution: Attribution = change.author ? attribution : 'configured';
     const key = originKey(change, author);
     const origin = { at, target: target.config.name, author, attribution: changeAttribution };
-    const candidate = admittedFrom(ref, listed[index]!);
+    const entry = listed[index]!;
     if (inline) {
       // one command per stretch of one origin, each change in it: the branch holds and claims them one by one
       const last = commands.at(-1);
+      const candidate = admittedFrom(ref, entry);
       if (last?.type === 'AdmitChanges' && runKey === key) last.changes.push(candidate);
       else commands.push({ type: 'AdmitChanges', ...origin, changes: [candidate] });
       runKey = key;
       return;
     }
-    if (isScopedOperation(candidate.operation)) {
-      commands.push({ type: 'AdmitChanges', ...origin, changes: [candidate] });
+    if (isScopedOperation(entry.operation)) {
+      commands.push({ type: 'AdmitChanges', ...origin, changes: [admittedFrom(ref, entry)] });
       run = undefined;
       return;
     }
     if (run && runKey === key) {
       run.run.n += 1;
-      run.run.bytes += candidate.bytes;
+      run.run.bytes += entry.bytes;
       return;
     }
-    run = { type: 'AdmitRun', ...origin, run: { ref, first: index, n: 1, bytes: candidate.bytes } };
+    run = { type: 'AdmitRun', ...origin, run: { ref, first: index, n: 1, bytes: entry.bytes } };
     runKey = key;
     commands.push(run);
   });

@@ -1,0 +1,103 @@
+// A request's changes are checked against the bounds the branch holds (`outOfBounds`, the branch's
+// own command schemas) before anything is stored. An audit batch is up to 400 events of whatever
+// the apiserver's clients did meanwhile (kube-apiserver's webhook backend buffers the events of
+// every request and sends up to `defaultBatchMaxSize = 400` at a time:
+// staging/src/k8s.io/apiserver/pkg/server/options/audit.go), a handful of users; so the author is
+// checked once per distinct author in the request, not once per change, and a change whose author
+// the branch cannot hold is still refused on its own. Counts only.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BranchEntityState, runBranchOperation } from '../../../../shared/app/entity/branch-operations';
+import { acceptChanges } from '../../../../shared/app/http/accept-changes';
+import type { BranchGateway } from '../../../../shared/app/http/branch-gateway';
+import { branchHandle } from '../../../../shared/app/http/branch-handle';
+import { type AppRuntime, createAppRuntime } from '../../../../shared/app/runtime/app-runtime';
+import { authorSchema, FIELD_CHARS } from '../../../../shared/branch';
+import { loadConfig } from '../../../../shared/config';
+import { openPayloadStore } from '../../../../shared/payloads';
+import type { Change } from '../../../../shared/resources';
+
+const START = Date.UTC(2026, 0, 1);
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'ks-bounds-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => jest.restoreAllMocks());
+
+async function runtimeOf(): Promise<AppRuntime> {
+  const config = {
+    repositories: [{ name: 'state', url: 'https://git.example.com/state.git' }],
+    targets: [{ name: 'prod', repository: 'state', branch: 'main', path: 'clusters/prod' }],
+    server: { auth: 'disabled' },
+  };
+  const loaded = await loadConfig({
+    env: { KUBESCRIBE_CONFIG_CONTENT: JSON.stringify(config), KUBESCRIBE_DATA: join(root, 'data') },
+    readFile: (path) => readFile(path, 'utf8'),
+  });
+  const payloads = await openPayloadStore({ setting: loaded.payloads });
+  return createAppRuntime({ loaded, payloads, nowMs: () => START });
+}
+
+/** A ConfigMap updated by `username`, as the audit route normalizes one. */
+function updated(index: number, username: string): Change {
+  const name = `cm-${index}`;
+  return {
+    path: `clusters/prod/bench/_core/configmaps/${name}.yaml`,
+    operation: 'upsert',
+    content: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: bench\n`,
+    identity: {
+      group: '',
+      version: 'v1',
+      resource: 'configmaps',
+      kind: 'ConfigMap',
+      namespace: 'bench',
+      name,
+    },
+    resourceVersion: String(index + 1),
+    author: { username, groups: ['system:authenticated'] },
+  };
+}
+
+describe('the bounds of a request’s changes', () => {
+  it('checks each distinct author once per request, and still refuses the change whose author the branch cannot hold', async () => {
+    const runtime = await runtimeOf();
+    const target = runtime.targets.get('prod')!;
+    let state: BranchEntityState | undefined;
+    const gateway = {
+      read: async () => state,
+      readNow: async () => state,
+      signal: async (_key: string, operation: string, input: unknown) => {
+        const ran = runBranchOperation(state, operation as 'apply', input);
+        expect(ran.answer).toMatchObject({ ok: true });
+        state = ran.state;
+      },
+      ensureDriver: async () => undefined,
+    } as unknown as BranchGateway;
+    const branch = branchHandle(runtime, gateway, target);
+    const tooLong = 'u'.repeat(FIELD_CHARS.username + 1);
+    // two users interleaved, as an apiserver's batch mixes its clients, and one author out of bounds
+    const changes = Array.from({ length: 400 }, (_, i) => updated(i, `user-${i % 2}`));
+    changes.splice(200, 0, updated(400, tooLong));
+    const authorChecks = jest.spyOn(authorSchema, 'safeParse');
+
+    const { recorded, refused } = await acceptChanges({
+      runtime,
+      branch,
+      changes,
+      attribution: 'audit',
+      at: new Date(START).toISOString(),
+    });
+
+    expect(recorded).toHaveLength(400);
+    expect(refused).toEqual([
+      expect.objectContaining({ reason: 'value-out-of-bounds', message: expect.stringMatching(/^author\./) }),
+    ]);
+    expect(state!.branch.pendingItems + (state!.branch.window?.paths ?? 0)).toBe(400);
+    // user-0, user-1 and the one out of bounds: not 401
+    expect(authorChecks).toHaveBeenCalledTimes(3);
+  });
+});
