@@ -51,7 +51,7 @@ export async function acceptChanges({
   const { target } = branch;
   const refused = [...notRecorded];
   const held: { change: Change; author: Author; admitted: AdmittedChange }[] = [];
-  const outOfBounds = boundsChecker();
+  const outOfBounds = boundsChecker(target.config.path);
   for (const change of changes) {
     const author = authorOf(change, target);
     const candidate = admitted(change, target.attributionWaitMs !== undefined);

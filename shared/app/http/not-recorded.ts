@@ -10,6 +10,7 @@ import {
   type RefusedChange,
 } from '../../branch';
 import { cutTo } from '../../branch/field-limits';
+import { checkWritePath } from '../../git/check-write-path';
 import type { Change, Ignored, ResourceIdentity } from '../../resources';
 
 /**
@@ -43,7 +44,9 @@ export function objectOf(identity: Partial<ResourceIdentity>): string {
 
 /**
  * Why the branch would refuse a change by an author, checked with the very schemas the branch
- * checks its commands with (so the two cannot drift), or undefined when it holds them.
+ * checks its commands with (so the two cannot drift), and its path with the check Git writes are
+ * held to (a change kept in a run is read back only at publication, past the answer), or
+ * undefined when it holds them.
  */
 export type OutOfBounds = (
   identity: ResourceIdentity,
@@ -56,7 +59,7 @@ export type OutOfBounds = (
  * batch is 400 changes of one or a few users), so each distinct author is checked once, not once
  * per change.
  */
-export function boundsChecker(): OutOfBounds {
+export function boundsChecker(targetPath: string): OutOfBounds {
   const authorProblems = new Map<string, string | undefined>();
   return (identity, author, change) => {
     // the author whole, so two authors share a verdict only when the schema sees the same fields
@@ -67,7 +70,11 @@ export function boundsChecker(): OutOfBounds {
       authorProblem = firstIssue('author', authorSchema.safeParse(author));
       authorProblems.set(key, authorProblem);
     }
-    const problem = authorProblem ?? firstIssue('', changeSchema.safeParse(change));
+    const checked = checkWritePath({ path: change.path, inside: targetPath });
+    const problem =
+      authorProblem ??
+      firstIssue('', changeSchema.safeParse(change)) ??
+      ('refused' in checked ? checked.refused : undefined);
     return problem === undefined ? undefined : notRecorded(identity, 'value-out-of-bounds', problem);
   };
 }

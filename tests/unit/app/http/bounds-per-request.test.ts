@@ -100,4 +100,37 @@ describe('the bounds of a request’s changes', () => {
     // user-0, user-1 and the one out of bounds: not 401
     expect(authorChecks).toHaveBeenCalledTimes(3);
   });
+
+  it('refuses on its own, before the answer, a change whose path would leave its target’s folder', async () => {
+    // a change kept in a run is read back only when it is published: what the publication would
+    // refuse (shared/git/check-write-path.ts) is refused here, listed with its reason
+    const runtime = await runtimeOf();
+    const target = runtime.targets.get('prod')!;
+    let state: BranchEntityState | undefined;
+    const gateway = {
+      read: async () => state,
+      readNow: async () => state,
+      signal: async (_key: string, operation: string, input: unknown) => {
+        state = runBranchOperation(state, operation as 'apply', input).state;
+      },
+      ensureDriver: async () => undefined,
+    } as unknown as BranchGateway;
+    const escaping = { ...updated(1, 'user-0'), path: 'clusters/prod/../staging/cm.yaml' };
+
+    const { recorded, refused } = await acceptChanges({
+      runtime,
+      branch: branchHandle(runtime, gateway, target),
+      changes: [updated(0, 'user-0'), escaping],
+      attribution: 'audit',
+      at: new Date(START).toISOString(),
+    });
+
+    expect(recorded).toHaveLength(1);
+    expect(refused).toEqual([
+      expect.objectContaining({
+        reason: 'value-out-of-bounds',
+        message: expect.stringContaining('not normalized'),
+      }),
+    ]);
+  });
 });
