@@ -34,7 +34,7 @@ describe('20,000 deletes in one window: every message and the entity state stay 
     };
     const branch = {
       target: {
-        config: { name: 'prod' },
+        config: { name: 'prod', path: 'clusters/prod' },
         repository: { committer: { name: 'kubescribe', email: 'kubescribe@example.com' } },
       } as unknown as ResolvedTarget,
       checkAdmission: async () => undefined,
@@ -103,7 +103,7 @@ describe('20,000 changes the branch cannot hold in one request: every signal and
     const signals: { requestId: string; commands: BranchCommand[] }[] = [];
     const branch = {
       target: {
-        config: { name: 'prod' },
+        config: { name: 'prod', path: 'clusters/prod' },
         repository: { committer: { name: 'kubescribe', email: 'kubescribe@example.com' } },
       } as unknown as ResolvedTarget,
       checkAdmission: async () => undefined,
