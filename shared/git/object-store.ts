@@ -1,5 +1,6 @@
-import { deflate, deflateSync, type ZlibOptions } from 'node:zlib';
+import { deflate } from 'node:zlib';
 import { objectOidOf } from './blob-oid';
+import { createObjectDeflater, type ObjectDeflater } from './object-deflater';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob';
 /**
@@ -119,6 +120,13 @@ function createSlabs() {
   };
 }
 
+let sharedDeflater: ObjectDeflater | undefined;
+/** One deflater a thread: each object is deflated and copied out in one synchronous call. */
+const objectDeflater = () => {
+  sharedDeflater ??= createObjectDeflater();
+  return sharedDeflater;
+};
+
 /**
  * The objects a publication creates, kept deflated in memory until they are packed and sent
  * (deflated right away: 10,000 changed files then weigh their compressed size, not twice their size).
@@ -151,19 +159,14 @@ export function createObjectStore(): ObjectStore {
         depths.set(oid, (depths.get(delta!.base) ?? 0) + 1);
       }
       entries.set(oid, entry);
-      const options: ZlibOptions = {
-        level: 1,
-        // a small output chunk: with the default 16 KiB chunk each deflated object pins 16 KiB
-        chunkSize: Math.max(64, Math.min(packed.length, 16_384)),
-        // a window no larger than the object: setting up zlib's default 32 KiB window costs more than
-        // deflating a small file
-        windowBits: Math.max(9, Math.min(15, Math.ceil(Math.log2(packed.length + 1)))),
-      };
-      if (packed.length < DEFLATE_OFF_THREAD_BYTES) keep(entry, deflateSync(packed, options));
-      else
+      if (packed.length < DEFLATE_OFF_THREAD_BYTES) {
+        const deflated = objectDeflater().deflate(packed);
+        // the deflater's output is reused: a small object is copied into a slab, a larger one copied alone
+        keep(entry, deflated.length > OWN_BUFFER_BYTES ? Buffer.from(deflated) : deflated);
+      } else
         deflating.push(
           new Promise<void>((resolve, reject) =>
-            deflate(packed, options, (error, deflated) => {
+            deflate(packed, { level: 1 }, (error, deflated) => {
               if (error) return reject(error);
               keep(entry, deflated);
               resolve();

@@ -5,7 +5,6 @@ import { eventMessage, groupMessage } from '../../branch/messages';
 import { CHANGES_LISTED } from '../../branch/record-activity';
 import { checkWritePath } from '../../git/check-write-path';
 import { admittedFrom, type BatchedChange } from '../../payloads/change-batches';
-import { publishedKey } from '../entity/published-orders';
 
 /** A change of a run that was published, with its order: what the run memory keeps. */
 export interface PublishedRunChange {
@@ -56,7 +55,7 @@ export async function expandRuns({
   for (const write of writes) {
     const inline = write.changes ?? [];
     // an inline change was ordered by the branch when it was admitted: a run's change after it wins
-    for (const change of inline) kept.set(publishedKey(write.target, change.path), {});
+    for (const change of inline) kept.set(`${write.target}\n${change.path}`, {});
     if (!write.runs) {
       expanded.push(write);
       continue;
@@ -78,7 +77,7 @@ export async function expandRuns({
           });
           continue;
         }
-        const key = publishedKey(write.target, change.path);
+        const key = `${write.target}\n${change.path}`;
         const order: ChangeOrder = { resourceVersion: change.resourceVersion, atMs: run.atMs };
         const newest = kept.get(key) ?? publishedOrder(write.target, change.path);
         if (newest && !supersedes(order, newest)) {

@@ -14,7 +14,7 @@ import { publishedKey, rememberedOrder } from '../entity/published-orders';
 import type { AppRuntime } from '../runtime/app-runtime';
 import { expandRuns } from './expand-runs';
 import { toGitWrites, toPublicationResult } from './git-writes';
-import { readRunMemory, rememberRunChanges } from './published-run-memory';
+import { readRunMemory } from './published-run-memory';
 import { BranchRebound, boundRepository, gitCacheDir, remoteOf } from './remote';
 import type { RepositoryBusy } from './repository-admission';
 
@@ -79,13 +79,14 @@ async function land(
     return { outcome: 'transient', cause: { message: `attempt ${input.attempt} is no longer in flight` } };
   const batches = changeBatchReader(runtime.payloads);
   const memory = runtime.feedMemory;
-  const runMemory = memory ? await readRunMemory(memory, input.branchKey) : () => undefined;
+  const runMemory = memory ? await readRunMemory(memory, input.branchKey) : undefined;
   const expansion = await expandRuns({
     writes: inFlight.effect.writes,
     changesOf: batches.changesOf,
     publishedOrder: (target, path) => {
-      const inline = rememberedOrder(state?.published, publishedKey(target, path));
-      const run = runMemory(target, path);
+      const key = publishedKey(target, path);
+      const inline = rememberedOrder(state?.published, key);
+      const run = runMemory?.orderOf(key);
       return inline && run ? (supersedes(run, inline) ? run : inline) : (inline ?? run);
     },
   });
@@ -133,19 +134,15 @@ async function land(
     callTimeoutMs: limits.gitCallTimeoutMs,
     publishTimeoutMs: limits.publishTimeoutMs,
   });
-  if (result.kind === 'published' && memory && expansion.published.length > 0) {
+  if (result.kind === 'published' && runMemory && expansion.published.length > 0) {
     // the commits are pushed: their result is owed to the branch whatever becomes of the memory
-    await rememberRunChanges(
-      memory,
-      input.branchKey,
-      runtime.nowMs(),
-      expansion.published,
-      result.commits,
-    ).catch((error: unknown) =>
-      warn(
-        `branch ${input.branch}: the orders of the published changes were not kept: ${ensureError(error).message}`,
-      ),
-    );
+    await runMemory
+      .remember(runtime.nowMs(), expansion.published, result.commits)
+      .catch((error: unknown) =>
+        warn(
+          `branch ${input.branch}: the orders of the published changes were not kept: ${ensureError(error).message}`,
+        ),
+      );
   }
   const answer = toPublicationResult(result);
   if (answer.outcome === 'published' || answer.outcome === 'settled') {

@@ -19,9 +19,19 @@ import type { PublishedRunChange } from './expand-runs';
  * publication landed, read before the next one; one attempt of a branch is in flight at a time, and
  * a concurrent writer (an attempt run twice) is merged, never overwritten.
  */
+const orders = z.custom<Record<string, string>>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((order) => typeof order === 'string'),
+  'orders must map keys to strings',
+);
+// the orders are checked in one pass: a record holds a path a change published in the last minutes
+// (40,000 after a burst), and a schema per entry cost a third of reading it
 const memorySchema = z.object({
   v: z.literal(1),
-  buckets: z.array(z.strictObject({ minute: z.string(), orders: z.record(z.string(), z.string()) })),
+  buckets: z.array(z.strictObject({ minute: z.string(), orders })),
 });
 
 /** The buckets a record holds; a record that does not parse (a later version's) counts as none. */
@@ -38,36 +48,45 @@ function keyOf(branchKey: string): string {
   return createHash('sha256').update(`published-runs\n${branchKey}`).digest('hex');
 }
 
-/** What `store` remembers of `branchKey`'s published run changes: an order by target and path. */
-export async function readRunMemory(
-  store: FeedMemoryStore,
-  branchKey: string,
-): Promise<(target: string, path: string) => ChangeOrder | undefined> {
-  const record = await store.read(keyOf(branchKey));
-  const memory = bucketsOf(record?.text);
-  return (target, path) => rememberedOrder(memory, publishedKey(target, path));
+/** A branch's run memory as one publication reads it, and adds to it once the publication landed. */
+export interface RunMemory {
+  /** The newest order remembered under `key` (a {@link publishedKey}). */
+  orderOf(key: string): ChangeOrder | undefined;
+  /** Adds the orders of `changes` whose write got a commit (`commits`), at `atMs`. */
+  remember(
+    atMs: number,
+    changes: readonly PublishedRunChange[],
+    commits: Readonly<Record<string, string | null>>,
+  ): Promise<void>;
 }
 
 const SWAP_TRIES = 5;
 
-/** Adds the orders of `changes` whose write got a commit (`commits`) to `branchKey`'s memory, at `atMs`. */
-export async function rememberRunChanges(
-  store: FeedMemoryStore,
-  branchKey: string,
-  atMs: number,
-  changes: readonly PublishedRunChange[],
-  commits: Readonly<Record<string, string | null>>,
-): Promise<void> {
-  const orders: Record<string, string> = {};
-  for (const change of changes)
-    if (commits[change.writeId] !== undefined)
-      orders[publishedKey(change.target, change.path)] = storedPublishedOrder(change.order, atMs);
-  if (Object.keys(orders).length === 0) return;
+/**
+ * What `store` remembers of `branchKey`'s published run changes. The record read here is the one
+ * the publication adds to: it is read again only when another writer changed it meanwhile.
+ */
+export async function readRunMemory(store: FeedMemoryStore, branchKey: string): Promise<RunMemory> {
   const key = keyOf(branchKey);
-  for (let attempt = 0; attempt < SWAP_TRIES; attempt++) {
-    const record = await store.read(key);
-    const buckets = withPublishedOrders(bucketsOf(record?.text), atMs, orders);
-    if (await store.write(key, JSON.stringify({ v: 1, buckets }), record?.tag)) return;
-  }
-  throw new Error(`the published run orders of ${branchKey} kept changing under ${SWAP_TRIES} writes`);
+  let record = await store.read(key);
+  let memory = bucketsOf(record?.text);
+  return {
+    orderOf: (orderKey) => rememberedOrder(memory, orderKey),
+    async remember(atMs, changes, commits) {
+      const added: Record<string, string> = {};
+      for (const change of changes)
+        if (commits[change.writeId] !== undefined)
+          added[publishedKey(change.target, change.path)] = storedPublishedOrder(change.order, atMs);
+      if (Object.keys(added).length === 0) return;
+      for (let attempt = 0; attempt < SWAP_TRIES; attempt++) {
+        if (attempt > 0) {
+          record = await store.read(key);
+          memory = bucketsOf(record?.text);
+        }
+        const buckets = withPublishedOrders(memory, atMs, added);
+        if (await store.write(key, JSON.stringify({ v: 1, buckets }), record?.tag)) return;
+      }
+      throw new Error(`the published run orders of ${branchKey} kept changing under ${SWAP_TRIES} writes`);
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { BranchCommand, BranchFact, BranchState } from '../../branch';
 import { type ChangeOrder, expandOrder, storeOrder, supersedes } from '../../branch/change-order';
 import { pendingWrites, storedDecidedAt, storedWriteId } from '../../branch/storage';
@@ -25,9 +25,20 @@ export interface PublishedOrders {
 
 const MINUTE_MS = 60_000;
 
+// `crypto.hash` (Node 20.12+): a publication looks up every change it publishes, and creating a Hash
+// object costs more than hashing a path; earlier 20.x releases take the incremental path
+const oneShot: ((algorithm: string, data: string, encoding: 'buffer') => Buffer) | undefined =
+  typeof crypto.hash === 'function'
+    ? (crypto.hash as (a: string, d: string, e: 'buffer') => Buffer)
+    : undefined;
+
 /** Where a memory keeps the order of `target`'s `path`: 64 bits of its SHA-256. */
 export function publishedKey(target: string, path: string): string {
-  return createHash('sha256').update(`${target}\n${path}`).digest().subarray(0, 8).toString('base64url');
+  const text = `${target}\n${path}`;
+  const digest = oneShot
+    ? oneShot('sha256', text, 'buffer')
+    : crypto.createHash('sha256').update(text).digest();
+  return digest.subarray(0, 8).toString('base64url');
 }
 
 /** The newest order `memory` holds under `key` (a {@link publishedKey}). */

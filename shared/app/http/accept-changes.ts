@@ -50,14 +50,15 @@ export async function acceptChanges({
 }): Promise<Acceptance> {
   const { target } = branch;
   const refused = [...notRecorded];
-  const held: { change: Change; author: Author; admitted: AdmittedChange }[] = [];
+  const held: HeldChange[] = [];
   const outOfBounds = boundsChecker(target.config.path);
+  const originOf = originsOf(target);
   for (const change of changes) {
-    const author = authorOf(change, target);
+    const { author, key } = originOf(change);
     const candidate = admitted(change, target.attributionWaitMs !== undefined);
     const problem = outOfBounds(change.identity, author, candidate);
     if (problem) refused.push(problem);
-    else held.push({ change, author, admitted: candidate });
+    else held.push({ change, author, key, admitted: candidate });
   }
   if (held.length === 0 && refused.length === 0) {
     if (counted)
@@ -98,7 +99,7 @@ export async function acceptChanges({
  */
 async function admitCommands(
   runtime: AppRuntime,
-  held: readonly { change: Change; author: Author; admitted: AdmittedChange }[],
+  held: readonly HeldChange[],
   attribution: Extract<Attribution, 'audit' | 'watch'>,
   target: ResolvedTarget,
   at: string,
@@ -116,9 +117,8 @@ async function admitCommands(
   const commands: BranchCommand[] = [];
   let run: Extract<BranchCommand, { type: 'AdmitRun' }> | undefined;
   let runKey: string | undefined;
-  held.forEach(({ change, author }, index) => {
+  held.forEach(({ change, author, key }, index) => {
     const changeAttribution: Attribution = change.author ? attribution : 'configured';
-    const key = originKey(change, author);
     const origin = { at, target: target.config.name, author, attribution: changeAttribution };
     const entry = listed[index]!;
     if (inline) {
@@ -223,12 +223,11 @@ export function admitNeedsWake(status: PublicationStatus | undefined, signaledAt
  * changes (`RUN_STATE_BYTES`, whatever its length), and each scoped change as the window keeps it;
  * every change as the window keeps it when they are admitted `inline`.
  */
-function heldStateBytes(held: readonly { change: Change; author: Author }[], inline: boolean): number {
+function heldStateBytes(held: readonly HeldChange[], inline: boolean): number {
   if (inline) return changesStateBytes(held.map(({ change }) => change.path));
   let bytes = 0;
   let previous: string | undefined;
-  for (const { change, author } of held) {
-    const key = originKey(change, author);
+  for (const { change, key } of held) {
     if (isScopedOperation(change.operation)) {
       bytes += changesStateBytes([change.path]);
       previous = undefined;
@@ -240,14 +239,35 @@ function heldStateBytes(held: readonly { change: Change; author: Author }[], inl
   return bytes;
 }
 
-/** Changes of one key go to one window: the same author, attributed the same way. */
-function originKey(change: Change, author: Author): string {
-  return `${change.author ? 'attributed' : 'configured'}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
+/** A change the branch can hold, with its commit author and the key of the window it goes to. */
+interface HeldChange {
+  change: Change;
+  author: Author;
+  key: string;
+  admitted: AdmittedChange;
 }
 
-function authorOf(change: Change, target: ResolvedTarget): Author {
-  const identity = commitAuthor(change.author, target.repository.committer, target.authors);
-  return change.author ? { ...identity, username: change.author.username } : identity;
+/**
+ * Each change's commit author and window key, for one request: a request's events come from few
+ * users, so each user's author is worked out once (the author is a function of the username and
+ * groups alone, `commitAuthor`), not once an event.
+ */
+function originsOf(target: ResolvedTarget): (change: Change) => { author: Author; key: string } {
+  const known = new Map<string, { author: Author; key: string }>();
+  return (change) => {
+    const user = change.author;
+    const userKey = user ? JSON.stringify([user.username, user.groups ?? []]) : '';
+    let origin = known.get(userKey);
+    if (!origin) {
+      const identity = commitAuthor(user, target.repository.committer, target.authors);
+      const author: Author = user ? { ...identity, username: user.username } : identity;
+      // changes of one key go to one window: the same author, attributed the same way
+      const key = `${user ? 'attributed' : 'configured'}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
+      origin = { author, key };
+      known.set(userKey, origin);
+    }
+    return origin;
+  };
 }
 
 /**
