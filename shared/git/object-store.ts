@@ -1,6 +1,6 @@
 import { deflate } from 'node:zlib';
 import { objectOidOf } from './blob-oid';
-import { createObjectDeflater, type ObjectDeflater } from './object-deflater';
+import { deflateObject } from './object-deflater';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob';
 /**
@@ -120,13 +120,6 @@ function createSlabs() {
   };
 }
 
-let sharedDeflater: ObjectDeflater | undefined;
-/** One deflater a thread: each object is deflated and copied out in one synchronous call. */
-const objectDeflater = () => {
-  sharedDeflater ??= createObjectDeflater();
-  return sharedDeflater;
-};
-
 /**
  * The objects a publication creates, kept deflated in memory until they are packed and sent
  * (deflated right away: 10,000 changed files then weigh their compressed size, not twice their size).
@@ -160,7 +153,7 @@ export function createObjectStore(): ObjectStore {
       }
       entries.set(oid, entry);
       if (packed.length < DEFLATE_OFF_THREAD_BYTES) {
-        const deflated = objectDeflater().deflate(packed);
+        const deflated = deflateObject(packed);
         // the deflater's output is reused: a small object is copied into a slab, a larger one copied alone
         keep(entry, deflated.length > OWN_BUFFER_BYTES ? Buffer.from(deflated) : deflated);
       } else

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { toGitWrites } from '../../../shared/app/activities/git-writes';
 import type { PendingWrite } from '../../../shared/branch';
 import * as blobOid from '../../../shared/git/blob-oid';
+import * as objectDeflater from '../../../shared/git/object-deflater';
 import { publish } from '../../../shared/git/publish';
 import { createFilePayloadStore } from '../../../shared/payloads/file-payload-store';
 import type { PayloadStore } from '../../../shared/payloads/payload-store';
@@ -101,7 +102,7 @@ describe('a resync of a cluster with 1% of its objects changed', () => {
     const first = await publishSnapshot('full', () => 0, cacheDir);
     const packsBefore = await packsOf();
     const hashed = jest.spyOn(blobOid, 'blobOidOf');
-    const deflated = jest.spyOn(zlib, 'deflateSync');
+    const deflated = jest.spyOn(objectDeflater, 'deflateObject');
     const deflatedOffThread = jest.spyOn(zlib, 'deflate');
 
     const second = await publishSnapshot('one-percent', (i) => (CHANGED(i) ? 1 : 0), cacheDir);
