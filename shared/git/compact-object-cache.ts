@@ -25,13 +25,19 @@ export function packsToMerge<T extends { size: number }>(packs: readonly T[], fa
 /**
  * Keeps a cache's packs few: each publication adds a small pack, and isomorphic-git looks an
  * object up pack by pack (and the cache starts again, cold, past 64 packs: open-object-cache.ts).
- * The packs `packsToMerge` picks are copied into one (`mergePacks`: nothing inflated, deflated or
+ * Past `maxPacks`, the packs `packsToMerge` picks are copied into one (`mergePacks`: nothing inflated, deflated or
  * hashed per object), which is installed before the old ones are removed, so a kill in between
  * leaves duplicates, never a hole; the next merge drops the duplicates. A source that does not
  * read back whole leaves the cache as it is (the tip check finds a damaged pack and starts the
  * cache again). Returns how many packs were merged (0: nothing to do).
  */
-export async function compactObjectCache({ gitdir }: { gitdir: string }): Promise<number> {
+export async function compactObjectCache({
+  gitdir,
+  maxPacks = 8,
+}: {
+  gitdir: string;
+  maxPacks?: number;
+}): Promise<number> {
   const dir = join(gitdir, 'objects', 'pack');
   const names = (await readdir(dir))
     .filter((n) => /^pack-[0-9a-f]{40}\.idx$/.test(n))
@@ -39,7 +45,8 @@ export async function compactObjectCache({ gitdir }: { gitdir: string }): Promis
   const sized = await Promise.all(
     names.map(async (name) => ({ name, size: (await stat(join(dir, `${name}.pack`))).size })),
   );
-  const merged = packsToMerge(sized);
+  // a merge makes a new pack whose index the next publication parses again: wait for a few
+  const merged = sized.length > maxPacks ? packsToMerge(sized) : [];
   if (merged.length === 0) return 0;
   const sources = await Promise.all(
     merged.map(async ({ name }) => ({

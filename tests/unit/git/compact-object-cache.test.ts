@@ -99,7 +99,7 @@ describe('merging the packs of an object cache', () => {
       ['inflateSync', 'deflateSync', 'inflate', 'deflate', 'Inflate', 'Deflate'] as const
     ).map((name) => jest.spyOn(zlib, name));
 
-    const merged = await compactObjectCache({ gitdir });
+    const merged = await compactObjectCache({ gitdir, maxPacks: 1 });
 
     expect(merged).toBe(3);
     expect(zlibCalls.map((spy) => spy.mock.calls.length)).toEqual(zlibCalls.map(() => 0));
@@ -120,7 +120,7 @@ describe('merging the packs of an object cache', () => {
     await writeFile(damaged, bytes);
     const before = await packsOf(gitdir);
 
-    expect(await compactObjectCache({ gitdir })).toBe(0);
+    expect(await compactObjectCache({ gitdir, maxPacks: 1 })).toBe(0);
     expect(await packsOf(gitdir)).toEqual(before);
   });
 
@@ -153,8 +153,9 @@ describe('merging the packs of an object cache', () => {
       copied += packs.filter((p) => !held.has(p.name)).reduce((total, p) => total + p.size, 0);
       const total = packs.reduce((sum, p) => sum + p.size, 0);
       const smallest = Math.min(...packs.map((p) => p.size));
-      // each pack at least twice the next smaller: a cache of 10 MB in packs of 130 KB holds 7
-      expect(packs.length).toBeLessThanOrEqual(1 + Math.floor(Math.log2(total / smallest)));
+      // up to 8 packs, and past 8 each pack at least twice the next smaller (10 MB in packs of 130
+      // KB: 7); merges that left their result alone grew a pack every nine rounds
+      expect(packs.length).toBeLessThanOrEqual(Math.max(8, 1 + Math.floor(Math.log2(total / smallest))));
     }
     expect(copied).toBeLessThanOrEqual(Math.log2(rounds) * published);
     const found = await runGit({
