@@ -1,25 +1,42 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodePack } from './encode-pack';
 import { installPack } from './install-pack';
-import { createObjectStore } from './object-store';
-import { unpackObjects } from './unpack-objects';
+import { mergePacks } from './merge-packs';
 
 /**
- * Merges the small packs of a cache into one once there are more than `maxPacks` of them:
- * each publication adds a small pack, and isomorphic-git looks an object up pack by pack, so the
- * cost of reading would otherwise grow with the number of publications. The merged pack is
- * installed before the old ones are removed, so a kill in between leaves duplicates, never a hole.
- * Returns how many packs were merged (0: nothing to do).
+ * Which packs to merge so that, by size, each pack left is at least `factor` times the next
+ * smaller one: git's `repack --geometric` (split_pack_geometry in git's repack, by bytes here, as
+ * a merge costs a copy of its bytes). From the largest down, the packs already in progression
+ * stay; the smaller ones are merged, with any larger pack the merged one would come within
+ * `factor` of. Then a cache of total size T holds at most log2(T / smallest pack) + 1 packs, and
+ * each byte is copied about once per doubling of the cache, however long the stream.
+ */
+export function packsToMerge<T extends { size: number }>(packs: readonly T[], factor = 2): T[] {
+  const sorted = [...packs].sort((a, b) => a.size - b.size);
+  let top = sorted.length - 1;
+  while (top > 0 && sorted[top]!.size >= factor * sorted[top - 1]!.size) top--;
+  if (top === 0) return [];
+  let split = top + 1;
+  let merged = sorted.slice(0, split).reduce((total, pack) => total + pack.size, 0);
+  while (split < sorted.length && sorted[split]!.size < factor * merged) merged += sorted[split++]!.size;
+  return sorted.slice(0, split);
+}
+
+/**
+ * Keeps a cache's packs few: each publication adds a small pack, and isomorphic-git looks an
+ * object up pack by pack (and the cache starts again, cold, past 64 packs: open-object-cache.ts).
+ * Past `maxPacks`, the packs `packsToMerge` picks are copied into one (`mergePacks`: nothing inflated, deflated or
+ * hashed per object), which is installed before the old ones are removed, so a kill in between
+ * leaves duplicates, never a hole; the next merge drops the duplicates. A source that does not
+ * read back whole leaves the cache as it is (the tip check finds a damaged pack and starts the
+ * cache again). Returns how many packs were merged (0: nothing to do).
  */
 export async function compactObjectCache({
   gitdir,
   maxPacks = 8,
-  smallPackBytes = 1 << 20,
 }: {
   gitdir: string;
   maxPacks?: number;
-  smallPackBytes?: number;
 }): Promise<number> {
   const dir = join(gitdir, 'objects', 'pack');
   const names = (await readdir(dir))
@@ -28,19 +45,24 @@ export async function compactObjectCache({
   const sized = await Promise.all(
     names.map(async (name) => ({ name, size: (await stat(join(dir, `${name}.pack`))).size })),
   );
-  // only small packs (our blob-less ones, small fetches): re-reading a fetched base object by object
-  // would cost more than the lookups it saves
-  const merged = sized.filter((pack) => pack.size < smallPackBytes);
-  if (merged.length <= maxPacks) return 0;
-  const store = createObjectStore();
-  for (const { name } of merged) {
-    for (const { type, data } of unpackObjects({ pack: await readFile(join(dir, `${name}.pack`)) }).objects) {
-      if (type === 'tag') return 0; // never fetched (tags: false); leave such a cache alone
-      store.add(type, data);
-    }
+  // a merge makes a new pack whose index the next publication parses again: wait for a few
+  const merged = sized.length > maxPacks ? packsToMerge(sized) : [];
+  if (merged.length === 0) return 0;
+  const sources = await Promise.all(
+    merged.map(async ({ name }) => ({
+      pack: await readFile(join(dir, `${name}.pack`)),
+      idx: await readFile(join(dir, `${name}.idx`)),
+    })),
+  );
+  let pack: ReturnType<typeof mergePacks>;
+  try {
+    pack = mergePacks(sources);
+  } catch {
+    return 0;
   }
-  await installPack({ gitdir, ...(await encodePack({ store })) });
+  await installPack({ gitdir, ...pack });
   for (const { name } of merged) {
+    if (`pack-${pack.packSha}` === name) continue;
     await rm(join(dir, `${name}.idx`), { force: true });
     await rm(join(dir, `${name}.pack`), { force: true });
   }

@@ -11,21 +11,44 @@ export function encodeIndex({
   packHash: Buffer;
 }): Buffer {
   const sorted = [...entries].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
-  const fanout = Buffer.alloc(256 * 4);
-  let k = 0;
-  for (let i = 0; i < 256; i++) {
-    while (k < sorted.length && Number.parseInt(sorted[k]!.oid.slice(0, 2), 16) <= i) k++;
-    fanout.writeUInt32BE(k, i * 4);
-  }
   const oids = Buffer.alloc(sorted.length * 20);
-  const crcs = Buffer.alloc(sorted.length * 4);
-  const offsets = Buffer.alloc(sorted.length * 4);
+  const crcs = new Uint32Array(sorted.length);
+  const offsets = new Float64Array(sorted.length);
   sorted.forEach((e, i) => {
-    if (e.offset >= 0x80000000) throw new RangeError('a pack over 2 GiB cannot be indexed here');
     oids.write(e.oid, i * 20, 'hex');
-    crcs.writeUInt32BE(e.crc, i * 4);
-    offsets.writeUInt32BE(e.offset, i * 4);
+    crcs[i] = e.crc;
+    offsets[i] = e.offset;
   });
-  const body = Buffer.concat([IDX_V2_MAGIC, fanout, oids, crcs, offsets, packHash]);
+  return encodeSortedIndex({ oids, crcs, offsets, packHash });
+}
+
+/** The same from columns already in SHA-1 order: `oids` holds 20 bytes per object. */
+export function encodeSortedIndex({
+  oids,
+  crcs,
+  offsets,
+  packHash,
+}: {
+  oids: Buffer;
+  crcs: Uint32Array;
+  offsets: Float64Array;
+  packHash: Buffer;
+}): Buffer {
+  const count = crcs.length;
+  const fanout = Buffer.alloc(256 * 4);
+  const below = new Uint32Array(257);
+  for (let i = 0; i < count; i++) below[oids[i * 20]! + 1]!++;
+  for (let i = 0; i < 256; i++) {
+    below[i + 1]! += below[i]!;
+    fanout.writeUInt32BE(below[i + 1]!, i * 4);
+  }
+  const crcColumn = Buffer.alloc(count * 4);
+  const offsetColumn = Buffer.alloc(count * 4);
+  for (let i = 0; i < count; i++) {
+    if (offsets[i]! >= 0x80000000) throw new RangeError('a pack over 2 GiB cannot be indexed here');
+    crcColumn.writeUInt32BE(crcs[i]!, i * 4);
+    offsetColumn.writeUInt32BE(offsets[i]!, i * 4);
+  }
+  const body = Buffer.concat([IDX_V2_MAGIC, fanout, oids, crcColumn, offsetColumn, packHash]);
   return Buffer.concat([body, createHash('sha1').update(body).digest()]);
 }

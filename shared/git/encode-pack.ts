@@ -21,7 +21,7 @@ function objectHeader(typeCode: number, inflatedSize: number): number[] {
 }
 
 /** How far back an ofs-delta's base starts, in git's offset encoding (big-endian, each more byte +1). */
-function baseDistance(distance: number): number[] {
+export function baseDistance(distance: number): number[] {
   let rest = distance;
   const bytes = [rest & 0x7f];
   rest = Math.floor(rest / 128);
