@@ -49,7 +49,7 @@ describe('payload batches', () => {
     const items = contents.map((content) => Buffer.from(content, 'utf8'));
     const lengths = Buffer.alloc(4 * (items.length + 1));
     lengths.writeUInt32LE(items.length, 0);
-    items.forEach((item, index) => lengths.writeUInt32LE(item.length, 4 * (index + 1)));
+    for (const [index, item] of items.entries()) lengths.writeUInt32LE(item.length, 4 * (index + 1));
     expect(batch.equals(Buffer.concat([Buffer.from('KSB1\n'), lengths, ...items]))).toBe(true);
     expect(Buffer.from(batch.subarray(-8)).toString('utf8')).toBe('lone \ufffd');
   });
