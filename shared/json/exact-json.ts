@@ -11,7 +11,10 @@
  *
  * Speed: such numbers and escapes are rare, so a document goes to the native `JSON.parse` unless
  * its text holds a number of 16 digits or a 3-digit exponent (without which no number can be
- * inexact or out of range) or a surrogate's escape; only then is it read by the parser below.
+ * inexact or out of range) or a surrogate's escape; only then is it read by the parser below. The
+ * text is scanned by one regular expression (the numbers'); escapes are found with `indexOf`, which
+ * skips ahead far faster than a regular expression can (a body of 400 audit events: 0.01 ms
+ * against 0.66 ms), and the start is read as a character.
  */
 
 /** A number in the text that no JSON reader here can carry: beyond a double's range. */
@@ -26,9 +29,6 @@ export class JsonNumberOutOfRange extends SyntaxError {
 // exponent of 3. A number follows `:`, `,` or `[` (or starts the text); anchoring on those keeps
 // this test cheap beside JSON.parse (a bare `\d{16}` tries every digit of the text).
 const MAYBE_INEXACT = /[:,[][\s-]*\d(?:\d{15}|[\d.]*[eE][-+]?\d{3})/;
-const STARTS_WITH_NUMBER = /^\s*-?\d/;
-// Text decoded from bytes holds no raw lone surrogate; JSON can still escape one.
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /\p{Cs}/gu;
 
 /** The string with each lone surrogate replaced by U+FFFD, as Go's decoder and UTF-8 have it. */
@@ -43,8 +43,30 @@ export function wellFormed(text: string): string {
  */
 export function parseExactJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  const exact = MAYBE_INEXACT.test(text) || SURROGATE_ESCAPE.test(text) || STARTS_WITH_NUMBER.test(text);
+  const exact = MAYBE_INEXACT.test(text) || hasSurrogateEscape(text) || startsWithNumber(text);
   return exact ? readExact(text) : value;
+}
+
+/** Whether JSON text escapes a surrogate (`\uD800`–`\uDFFF`): text decoded from bytes holds no raw one. */
+function hasSurrogateEscape(text: string): boolean {
+  for (let at = text.indexOf('\\u'); at >= 0; at = text.indexOf('\\u', at + 2)) {
+    const code = text.charCodeAt(at + 2) | 0x20;
+    const next = text.charCodeAt(at + 3) | 0x20;
+    // `d` then `8`, `9` or `a`–`f`, either case. An escaped backslash before `ud800` counts too:
+    // a false alarm costs the exact parse, never a miss.
+    if (code === 0x64 && (next === 0x38 || next === 0x39 || (next >= 0x61 && next <= 0x66))) return true;
+  }
+  return false;
+}
+
+/** Whether the text is a number (after blanks), which no `:`, `,` or `[` precedes. */
+function startsWithNumber(text: string): boolean {
+  let at = 0;
+  for (let code = text.charCodeAt(at); code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09; )
+    code = text.charCodeAt(++at);
+  if (text.charCodeAt(at) === 0x2d) at++;
+  const code = text.charCodeAt(at);
+  return code >= 0x30 && code <= 0x39;
 }
 
 /**

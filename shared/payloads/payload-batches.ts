@@ -22,13 +22,26 @@ export async function storeBatch(payloads: PayloadStore, contents: readonly stri
 
 /** Stores `contents` as one batch; returns the batch's reference (its items are `<ref>#<index>`). */
 export async function putBatch(payloads: PayloadStore, contents: readonly string[]): Promise<string> {
-  const items = contents.map((content) => Buffer.from(content, 'utf8'));
-  const header = Buffer.alloc(MAGIC.length + 4 * (items.length + 1));
-  MAGIC.copy(header);
-  header.writeUInt32LE(items.length, MAGIC.length);
-  for (const [index, item] of items.entries())
-    header.writeUInt32LE(item.length, MAGIC.length + 4 * (index + 1));
-  return payloads.put(Buffer.concat([header, ...items]));
+  return payloads.put(encodeBatch(contents));
+}
+
+/**
+ * A batch's bytes, each item encoded straight into the one buffer they are stored as: no buffer
+ * per item and no copy of them all (a request of 400 objects allocated 401 buffers and copied
+ * every byte twice).
+ */
+export function encodeBatch(contents: readonly string[]): Buffer {
+  const lengths = contents.map((content) => Buffer.byteLength(content, 'utf8'));
+  let offset = MAGIC.length + 4 * (contents.length + 1);
+  const batch = Buffer.allocUnsafe(lengths.reduce((sum, length) => sum + length, offset));
+  MAGIC.copy(batch);
+  batch.writeUInt32LE(contents.length, MAGIC.length);
+  contents.forEach((content, index) => {
+    batch.writeUInt32LE(lengths[index]!, MAGIC.length + 4 * (index + 1));
+    // UTF-8 as Buffer.byteLength counts it (a lone surrogate as U+FFFD's 3 bytes), so every byte is written
+    offset += batch.write(content, offset, 'utf8');
+  });
+  return batch;
 }
 
 const legacyBatchSchema = z.array(z.string());

@@ -21,13 +21,16 @@ type Pending = { value: unknown; depth: number; indent: number; field: PropertyK
  * the problem. The object is walked first without recursion (so no depth can overflow the stack),
  * counting a lower bound of the rendered bytes (indentation, keys, text, literal-block lines), so
  * an object whose indentation would multiply its size is refused before a byte is rendered.
+ * @returns the YAML and its UTF-8 bytes.
  */
-export function renderBounded(object: SanitizedObject): { content: string } | BoundsProblem {
+export function renderBounded(object: SanitizedObject): { content: string; bytes: number } | BoundsProblem {
   const problem = walk(object);
   if (problem) return problem;
   const content = renderYaml(object);
-  if (Buffer.byteLength(content) > MAX_RENDERED_BYTES) return tooLarge();
-  return { content };
+  // measured once: the request's render budget is charged these same bytes
+  const bytes = Buffer.byteLength(content);
+  if (bytes > MAX_RENDERED_BYTES) return tooLarge();
+  return { content, bytes };
 }
 
 function walk(object: SanitizedObject): BoundsProblem | undefined {

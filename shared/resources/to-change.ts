@@ -71,7 +71,12 @@ export function toChange({
   target: NormalizeTarget;
   index?: number;
 }): { change: Change } | { ignored: Ignored } | { outOfBounds: BoundsProblem; identity: ResourceIdentity } {
-  const sensitive = sensitivity({ ...identity, sensitiveResources: target.sensitiveResources });
+  const sensitive = sensitivity({
+    group: identity.group,
+    resource: identity.resource,
+    kind: identity.kind,
+    sensitiveResources: target.sensitiveResources,
+  });
   if (sensitive && isRefused(sensitive, target))
     return { ignored: sensitiveIgnored(identity, sensitive, index, target.encryptionProblem) };
   const encrypt = sensitive?.category === 'secret' ? target.encryptSecret : undefined;
@@ -82,7 +87,7 @@ export function toChange({
     if (!('content' in rendered)) return { outOfBounds: rendered, identity };
     content = encrypt ? encrypt({ object, plaintextYaml: rendered.content }) : rendered.content;
     if (target.renderBudget) {
-      target.renderBudget.leftBytes -= Buffer.byteLength(content);
+      target.renderBudget.leftBytes -= encrypt ? Buffer.byteLength(content) : rendered.bytes;
       if (target.renderBudget.leftBytes < 0) throw new PayloadRendersTooLarge(REQUEST_RENDERED_BYTES);
     }
   }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createFilePayloadStore, type PayloadStore } from '../../../shared/payloads';
-import { batchPayloadReader, storeBatch } from '../../../shared/payloads/payload-batches';
+import { batchPayloadReader, encodeBatch, storeBatch } from '../../../shared/payloads/payload-batches';
 
 let folder: string;
 let payloads: PayloadStore;
@@ -34,6 +34,24 @@ describe('payload batches', () => {
       ),
       { numRuns: 50 },
     );
+  });
+
+  it('given contents, when encoded, then the batch is the magic, the count, each UTF-8 length and the items, every byte written, in one buffer', () => {
+    const contents = ['kind: ConfigMap\n', '', 'naïve: ✓ \u{1f600}\n', 'lone \ud800'];
+    const from = jest.spyOn(Buffer, 'from');
+    let batch: Buffer;
+    try {
+      batch = encodeBatch(contents);
+      expect(from).not.toHaveBeenCalled();
+    } finally {
+      from.mockRestore();
+    }
+    const items = contents.map((content) => Buffer.from(content, 'utf8'));
+    const lengths = Buffer.alloc(4 * (items.length + 1));
+    lengths.writeUInt32LE(items.length, 0);
+    for (const [index, item] of items.entries()) lengths.writeUInt32LE(item.length, 4 * (index + 1));
+    expect(batch.equals(Buffer.concat([Buffer.from('KSB1\n'), lengths, ...items]))).toBe(true);
+    expect(Buffer.from(batch.subarray(-8)).toString('utf8')).toBe('lone \ufffd');
   });
 
   it('given a batch stored as a JSON array, when read, then its items are the array’s strings', async () => {

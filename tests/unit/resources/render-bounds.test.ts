@@ -5,6 +5,7 @@ import {
   normalizeSnapshot,
   normalizeWatchEvents,
   PayloadInvalid,
+  PayloadRendersTooLarge,
 } from '../../../shared/resources';
 
 const target = { path: '.' };
@@ -154,5 +155,36 @@ describe('bounds on what one object may render to', () => {
         message: expect.stringContaining('items[0].responseObject'),
       }),
     ]);
+  });
+});
+
+describe("a request's render budget", () => {
+  // two ConfigMaps with text of more bytes than characters: the budget counts UTF-8 bytes
+  const body = auditList(configMap({ data: { greeting: 'naïve ✓ 😀' } }), {
+    ...configMap({ data: { greeting: 'ça va' } }),
+    metadata: { name: 'other', namespace: 'shop' },
+  });
+  const rendered = normalizeAuditEvents({ body, target }).changes.map((change) => change.content ?? '');
+  const bytes = rendered.reduce((sum, content) => sum + Buffer.byteLength(content), 0);
+
+  it("given objects that render to exactly the request's budget then they are recorded, and a byte less refuses the request", () => {
+    const budget = { leftBytes: bytes };
+    expect(normalizeAuditEvents({ body, target: { ...target, renderBudget: budget } }).changes).toHaveLength(
+      2,
+    );
+    expect(budget.leftBytes).toBe(0);
+    expect(() =>
+      normalizeAuditEvents({ body, target: { ...target, renderBudget: { leftBytes: bytes - 1 } } }),
+    ).toThrow(PayloadRendersTooLarge);
+  });
+
+  it("given a request's objects then each one's rendered bytes are counted once, for its bound and the budget alike", () => {
+    const byteLength = jest.spyOn(Buffer, 'byteLength');
+    try {
+      normalizeAuditEvents({ body, target: { ...target, renderBudget: { leftBytes: bytes } } });
+      expect(byteLength.mock.calls.filter(([text]) => rendered.includes(text as string)).length).toBe(2);
+    } finally {
+      byteLength.mockRestore();
+    }
   });
 });

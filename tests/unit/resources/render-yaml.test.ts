@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { type KubeObject, renderYaml, sanitizeObject } from '../../../shared/resources';
+import { isPlainSafe } from '../../../shared/resources/yaml-scalar';
 
 const base = (extra: Record<string, unknown>): KubeObject =>
   ({
@@ -366,5 +367,48 @@ describe('quoting exponent-like keys and values', () => {
     expect(yaml).toContain('"E9": "E9"');
     expect(yaml).toContain('other: "1e5"');
     expect(parse(yaml, { version: '1.1' }).spec).toEqual({ E9: 'E9', other: '1e5' });
+  });
+});
+
+describe('plain scalars', () => {
+  // Every rule tried on every string, as the emitter decided before it tried only those a string can break.
+  const everyRule = (text: string) =>
+    /^[A-Za-z_/][-A-Za-z0-9 _./:@+=,()]*$/.test(text) &&
+    !/^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|nan|NaN|NAN|inf|Inf|INF)$/.test(
+      text,
+    ) &&
+    !/^[-+]?[0-9_]*\.?[0-9_]*[eE][-+]?[0-9]+$/.test(text) &&
+    !text.includes(': ') &&
+    !text.includes(' #') &&
+    !text.endsWith(':') &&
+    !text.endsWith(' ');
+
+  it('given any string then it is written plain exactly when every rule allows it', () => {
+    const pieces = ['e', 'E', '_', '1', '5', '.', '+', '-', ':', ' ', '#', 'y', 'on', 'NaN', 'x', '/', '@'];
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(fc.constantFrom(...pieces), { maxLength: 8 }).map((parts) => parts.join('')),
+        ),
+        (text) => expect(isPlainSafe(text)).toBe(everyRule(text)),
+      ),
+      { numRuns: 5000 },
+    );
+    for (const word of [
+      'e5',
+      'E9',
+      '_1e5',
+      '_.e-3',
+      'e',
+      'yes',
+      'FALSE',
+      'Falsey',
+      'a #b',
+      'a: b',
+      'x:',
+      'x ',
+    ])
+      expect(isPlainSafe(word)).toBe(everyRule(word));
   });
 });
