@@ -5,7 +5,7 @@
  * deflated objects the pack carries to the remote; and nothing of it outlives the store.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -18,6 +18,7 @@ import {
   openSpillingObjectStore,
 } from '../../../shared/git/object-store';
 import { unpackObjects } from '../../../shared/git/unpack-objects';
+import { openSpillFiles } from '../../support/git/open-spill-files';
 
 /** A file of about 1 KiB, as a Kubernetes object's YAML is. */
 const contentOf = (i: number) =>
@@ -43,20 +44,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/**
- * The spill files this process holds open under `dir`, as Linux lists its open files: an unlinked
- * file's link reads as its old path with " (deleted)", and opening the link reads the file.
- */
-async function openSpillFiles(): Promise<{ fd: string; path: string }[]> {
-  const open: { fd: string; path: string }[] = [];
-  for (const fd of await readdir('/proc/self/fd')) {
-    const path = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-    if (path.startsWith(dir) && path.includes('kubescribe-spill-')) open.push({ fd, path });
-  }
-  return open;
-}
-
-/** The same objects into any store: small files, a delta, a folder deflated off the event loop, one too large for a slab. */
 const NOISE = randomBytes(48 * 1024);
 function fill(store: ObjectStore, files: number): void {
   for (let i = 0; i < files; i++) store.add('blob', contentOf(i));
@@ -136,7 +123,7 @@ describe('a store spilling to a file', () => {
     store.add('blob', NOISE);
     const carried: Buffer[] = [];
     for await (const [, { deflated }] of store.objects()) carried.push(Buffer.from(deflated));
-    const files = await openSpillFiles();
+    const files = await openSpillFiles(dir);
     expect(files).toHaveLength(1);
     const spilled = await readFile(`/proc/self/fd/${files[0]!.fd}`);
     await store.close();
@@ -147,9 +134,9 @@ describe('a store spilling to a file', () => {
     const store = await openSpillingObjectStore({ spillDir: join(dir, 'cache') });
     for (let i = 0; i < 2_000; i++) store.add('blob', contentOf(i));
     expect(await readdir(join(dir, 'cache'))).toEqual([]);
-    expect(await openSpillFiles()).toHaveLength(1);
+    expect(await openSpillFiles(dir)).toHaveLength(1);
     await store.close();
-    expect(await openSpillFiles()).toEqual([]);
+    expect(await openSpillFiles(dir)).toEqual([]);
     expect(() => store.add('blob', contentOf(5_000))).toThrow('closed');
   });
 });
