@@ -23,8 +23,8 @@ export type ObjectStore = {
   takesDeltaOn(base: string): boolean;
   /**
    * Every object in the order it was added, once its deflation has finished. Each is made as it is
-   * iterated (its `deflated` a view of the slab or of the spill file's window holding it): keep
-   * only what is needed.
+   * iterated, its `deflated` a view of the slab holding it, or of the spill file's window: a small
+   * object's (at most 32 KiB deflated) is valid until the next object is read. Copy what is kept.
    */
   objects(): AsyncIterable<[string, StoredObject]>;
   readonly size: number;
@@ -103,8 +103,11 @@ type DeflatedBytes = {
   keep(bytes: Buffer): { slab: number; offset: number };
   /** Once everything kept so far can be read back. */
   settled(): Promise<void>;
-  /** Bytes kept before `settled()` resolved: a view, valid until dropped. */
-  view(slab: number, offset: number, length: number): Buffer | Promise<Buffer>;
+  /**
+   * A reader of bytes kept before `settled()` resolved, for one pass over them: each a view, which
+   * for a small object may be of a window the reader reuses for the next.
+   */
+  reader(): (slab: number, offset: number, length: number) => Buffer | Promise<Buffer>;
   close(): Promise<void>;
 };
 
@@ -130,7 +133,7 @@ function slabsInMemory(): DeflatedBytes {
       return { slab: open, offset };
     },
     settled: async () => undefined,
-    view: (slab, offset, length) => slabs[slab]!.subarray(offset, offset + length),
+    reader: () => (slab, offset, length) => slabs[slab]!.subarray(offset, offset + length),
     close: async () => {
       slabs.length = 0;
     },
@@ -180,9 +183,15 @@ async function spillFile(dir: string): Promise<DeflatedBytes> {
     slab = null;
     used = 0;
   };
-  /** The last window read: consecutive objects are read from it, a new one for each window. */
-  let window = Buffer.alloc(0);
-  let windowAt = 0;
+  /** Reads `length` bytes at `at` into `into`'s start. */
+  const readAt = async (into: Buffer, length: number, at: number) => {
+    let filled = 0;
+    while (filled < length) {
+      const { bytesRead } = await file.read(into, filled, length - filled, at + filled);
+      if (bytesRead === 0) throw new Error(`spill file: ${end} bytes written, read ended at ${at + filled}`);
+      filled += bytesRead;
+    }
+  };
   return {
     keep(bytes) {
       if (closed) throw new Error('the object store is closed');
@@ -206,30 +215,35 @@ async function spillFile(dir: string): Promise<DeflatedBytes> {
       while (writing.size > 0) await Promise.all(writing);
       if (failure !== undefined) throw failure;
     },
-    view(_slab, offset, length) {
-      if (offset >= windowAt && offset + length <= windowAt + window.length)
-        return window.subarray(offset - windowAt, offset - windowAt + length);
-      return (async () => {
-        // a fresh buffer each window: a view handed out earlier stays what it was
-        const size = Math.min(Math.max(DEFLATED_SLAB_BYTES, length), end - offset);
-        const read = Buffer.allocUnsafeSlow(size);
-        let filled = 0;
-        while (filled < size) {
-          const { bytesRead } = await file.read(read, filled, size - filled, offset + filled);
-          if (bytesRead === 0)
-            throw new Error(`spill file: ${end} bytes written, read ended at ${offset + filled}`);
-          filled += bytesRead;
-        }
-        window = read;
-        windowAt = offset;
-        return read.subarray(0, length);
-      })();
+    reader() {
+      // one window a pass, read again where the next object starts beyond it: the pack is framed
+      // twice from these bytes, and a fresh window each time was 2 × the deflated bytes of garbage
+      const window = Buffer.allocUnsafeSlow(DEFLATED_SLAB_BYTES);
+      let windowAt = 0;
+      let windowLength = 0;
+      return (_slab, offset, length) => {
+        // a large object was written whole and is read whole, into a buffer of its own, which the
+        // pack's framing sends as it is
+        if (length > OWN_BUFFER_BYTES)
+          return (async () => {
+            const own = Buffer.allocUnsafeSlow(length);
+            await readAt(own, length, offset);
+            return own;
+          })();
+        if (offset >= windowAt && offset + length <= windowAt + windowLength)
+          return window.subarray(offset - windowAt, offset - windowAt + length);
+        return (async () => {
+          windowLength = Math.min(DEFLATED_SLAB_BYTES, end - offset);
+          windowAt = offset;
+          await readAt(window, windowLength, offset);
+          return window.subarray(0, length);
+        })();
+      };
     },
     async close() {
       if (closed) return;
       closed = true;
       slab = null;
-      window = Buffer.alloc(0);
       while (writing.size > 0) await Promise.all(writing);
       await file.close();
     },
@@ -307,10 +321,11 @@ function storeOf(bytes: DeflatedBytes): ObjectStore {
     async *objects() {
       await Promise.all(deflating);
       await bytes.settled();
+      const read = bytes.reader();
       for (const [oid, entry] of entries) {
         const { type, size, slab, offset, length } = places.read(entry);
         const deltaBase = deltaBases.get(entry);
-        const view = bytes.view(slab, offset, length);
+        const view = read(slab, offset, length);
         const deflated = Buffer.isBuffer(view) ? view : await view;
         yield [oid, deltaBase === undefined ? { type, size, deflated } : { type, size, deflated, deltaBase }];
       }

@@ -116,6 +116,27 @@ describe('a store spilling to a file', () => {
     }
   });
 
+  it('given 20,000 files packed from it, then framing the pack twice reads them into one window a pass, not a buffer a window', async () => {
+    const store = await openSpillingObjectStore({ spillDir: dir });
+    try {
+      for (let i = 0; i < 20_000; i++) store.add('blob', contentOf(i));
+      for await (const _ of store.objects());
+      let allocated = 0;
+      const allocate = Buffer.allocUnsafeSlow;
+      jest.spyOn(Buffer, 'allocUnsafeSlow').mockImplementation((size) => {
+        allocated += size;
+        return allocate(size);
+      });
+      // the pack's own chunks are new buffers as they are sent: as many bytes as the pack
+      const packBytes = (await packOf(store)).length;
+      // beside them one window for the hashing pass and one for the framing pass; a fresh window
+      // each time the objects run past one would be twice the pack again
+      expect(allocated).toBeLessThanOrEqual(packBytes + 4 * DEFLATED_SLAB_BYTES);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('given objects stored, then its file holds their deflated bytes as the pack carries them, and nothing else', async () => {
     const store = await openSpillingObjectStore({ spillDir: dir });
     // small files and one kept whole: each deflated where it is added, so the file is in pack order
