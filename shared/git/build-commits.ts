@@ -63,6 +63,7 @@ export async function buildCommits({
         get size() {
           return store.size;
         },
+        close: () => store.close(),
       }
     : store;
   const editor = createTreeEditor({ rootTree: baseTree, readTree, store: editorStore });

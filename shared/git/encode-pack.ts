@@ -68,7 +68,7 @@ export async function encodePack({
   /** How far back each delta's base is, by the delta's place in the pack: the framing needs it again. */
   const distances = new Map<number, number>();
   let offset = header.length;
-  for (const [oid, { type, size, deflated, deltaBase }] of framed(await store.objects(), count)) {
+  for await (const [oid, { type, size, deflated, deltaBase }] of framed(store.objects(), count)) {
     const baseOffset = deltaBase === undefined ? undefined : offsets.get(deltaBase);
     if (deltaBase !== undefined && baseOffset === undefined)
       throw new Error(`delta base ${deltaBase} of ${oid} is not in the pack before it`);
@@ -99,7 +99,7 @@ export async function encodePack({
       };
       yield* append(header);
       let place = 0;
-      for (const [, { type, size, deflated }] of framed(await store.objects(), count)) {
+      for await (const [, { type, size, deflated }] of framed(store.objects(), count)) {
         yield* append(headOf(type, size, distances.get(place++)));
         yield* append(deflated);
       }
@@ -120,10 +120,10 @@ function headOf(type: keyof typeof TYPE_CODE, size: number, baseDistanceBack: nu
 }
 
 /** The first `count` objects: those the pack's header counts. */
-function* framed<T>(objects: Iterable<T>, count: number): Generator<T> {
+async function* framed<T>(objects: AsyncIterable<T>, count: number): AsyncGenerator<T> {
   if (count === 0) return;
   let seen = 0;
-  for (const object of objects) {
+  for await (const object of objects) {
     yield object;
     if (++seen === count) return;
   }

@@ -9,7 +9,7 @@ import type { GitCredentials } from './credentials';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
 import { forgetReadCache, keptReadCache } from './kept-read-cache';
-import { createObjectStore } from './object-store';
+import { type ObjectStore, openSpillingObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
 import type { Advertisement, RemoteSession } from './remote-session';
@@ -226,7 +226,30 @@ function waitFor(ms: number, clock: Clock, signal: AbortSignal): Promise<boolean
   });
 }
 
-async function publishAttempts({
+type Attempts = Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
+  writes: GitWrite[];
+  session: RemoteSession;
+  signer: CommitSigner | undefined;
+  progress: { step: GitStep };
+  /** Fires when the whole publication is out of time or cancelled. */
+  deadline: AbortSignal;
+};
+
+/**
+ * The attempts, each building into an object store spilled beside the branch's cache: an attempt's
+ * store is closed when the next one opens its own, and the last whatever the way out (published,
+ * refused, failed, out of time), so no spill file outlives its publication.
+ */
+async function publishAttempts(args: Attempts): Promise<PublishResult> {
+  const spilled: { store?: ObjectStore } = {};
+  try {
+    return await attemptsOf({ ...args, spilled });
+  } finally {
+    await spilled.store?.close();
+  }
+}
+
+async function attemptsOf({
   session,
   branch,
   parentBranch,
@@ -239,14 +262,9 @@ async function publishAttempts({
   deadline,
   maxObjectBytes,
   signer,
-}: Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
-  writes: GitWrite[];
-  session: RemoteSession;
-  signer: CommitSigner | undefined;
-  progress: { step: GitStep };
-  /** Fires when the whole publication is out of time or cancelled. */
-  deadline: AbortSignal;
-}): Promise<PublishResult> {
+  cacheDir,
+  spilled,
+}: Attempts & { spilled: { store?: ObjectStore } }): Promise<PublishResult> {
   const ids = writes.map((w) => w.id);
   let lastMove = '';
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
@@ -294,7 +312,9 @@ async function publishAttempts({
           committer: `${writes[0]!.committer.name} <${writes[0]!.committer.email}>`,
         })
       : new Map<string, string>();
-    const store = createObjectStore();
+    await spilled.store?.close();
+    const store = await openSpillingObjectStore({ spillDir: cacheDir });
+    spilled.store = store;
     const readTree = (oid: string) => readCheckedTree(gitdir, oid, cache);
     // a lost reply is settled on the branch as it is before anything is replayed
     let replayed: { head: string; tree: string } | undefined;

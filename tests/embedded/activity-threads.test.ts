@@ -4,6 +4,7 @@ jest.mock('@azure/functions-core', () => jest.requireActual('../../embedded/core
   virtual: true,
 });
 
+import { ACTIVITY_YOUNG_GENERATION_MB } from '../../embedded/activity-threads';
 import { startTestHost, type TestHost } from '../support/embedded/in-process-host';
 
 let t: TestHost;
@@ -42,6 +43,16 @@ describe('given a host with activity threads', () => {
 
     expect(failed.runtimeStatus).toBe('Failed');
     expect(String(failed.output)).toContain("Activity function 'Fail' failed: refused order-7");
+  });
+
+  it('keeps the young generation of a thread within its bound, however much short-lived garbage an activity makes', async () => {
+    const young = await run('YoungGeneration');
+
+    expect(young.runtimeStatus).toBe('Completed');
+    // V8 would grow it to 32 MB and more (two 16 MB semi-spaces) at this rate of garbage
+    expect((young.output as { youngBytes: number }).youngBytes).toBeLessThanOrEqual(
+      ACTIVITY_YOUNG_GENERATION_MB * 1024 * 1024,
+    );
   });
 
   it('fails an activity whose thread ends, and runs the next one on a new thread', async () => {

@@ -28,6 +28,17 @@ df.app.activity('Flaky', {
 
 // where an activity ran: 0 is a process's main thread
 df.app.activity('WhereAmI', { handler: () => require('node:worker_threads').threadId as number });
+df.app.activity('YoungGenerationAfterGarbage', {
+  handler: () => {
+    // a publication's rate of short-lived garbage, for long enough that V8 grows the young generation as far as it may
+    let kept = 0;
+    for (let i = 0; i < 2_000_000; i++) kept += { i, text: `object ${i}`, list: [i, i + 1] }.list.length;
+    const young = require('node:v8')
+      .getHeapSpaceStatistics()
+      .find((space: { space_name: string }) => space.space_name === 'new_space');
+    return { kept, youngBytes: young.space_size as number };
+  },
+});
 df.app.activity('EndThread', {
   handler: () => {
     // on a worker thread this ends the thread, not the process
@@ -72,6 +83,10 @@ df.app.orchestration('Hello', function* (ctx) {
 df.app.orchestration('Where', function* (ctx) {
   const where: unknown = yield ctx.df.callActivity('WhereAmI');
   return where;
+});
+
+df.app.orchestration('YoungGeneration', function* (ctx) {
+  return yield ctx.df.callActivity('YoungGenerationAfterGarbage');
 });
 
 df.app.orchestration('EndsThread', function* (ctx) {

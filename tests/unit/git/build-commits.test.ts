@@ -11,6 +11,7 @@ import { createObjectStore } from '../../../shared/git/object-store';
 import type { TreeEntry } from '../../../shared/git/tree-editor';
 import { unpackObjects } from '../../../shared/git/unpack-objects';
 import { aWrite } from '../../support/git/a-write';
+import { storedObjects } from '../../support/git/stored-objects';
 
 type Files = Map<string, string>;
 type Op = { op: 'put'; path: string; content: string } | { op: 'delete'; path: string };
@@ -58,7 +59,7 @@ function treeReader() {
       const unpacked = unpackObjects({ pack: Buffer.concat(pieces) }).objects;
       // a wrong delta reads back as another object than the one stored
       expect(unpacked.map(({ oid }) => oid).sort()).toEqual(
-        [...(await store.objects())].map(([oid]) => oid).sort(),
+        (await storedObjects(store)).map(([oid]) => oid).sort(),
       );
       for (const { oid, type, data } of unpacked) {
         if (type === 'commit')
@@ -107,7 +108,7 @@ async function publishChain(
     });
     if (result.kind !== 'built') throw new Error(`refused: ${result.cause}`);
     await reader.remember(store);
-    for (const [, object] of await store.objects()) if (object.deltaBase !== undefined) deltas++;
+    for (const [, object] of await storedObjects(store)) if (object.deltaBase !== undefined) deltas++;
     for (const operations of writes)
       for (const op of operations) {
         if (op.op === 'put') files.set(op.path, op.content);

@@ -10,6 +10,7 @@ import { createObjectStore } from '../../../shared/git/object-store';
 import type { GitWrite } from '../../../shared/git/types';
 import { describeObjectPath } from '../../../shared/resources/canonical-path';
 import { aWrite } from '../../support/git/a-write';
+import { storedObjects } from '../../support/git/stored-objects';
 
 const listed = (write: GitWrite): GitWrite => ({ ...write, describe: describeObjectPath });
 
@@ -26,7 +27,7 @@ async function messagesOf(writes: GitWrite[]): Promise<string[]> {
   });
   if (result.kind !== 'built') throw new Error(result.cause);
   const messages = new Map<string, string>();
-  for (const [oid, object] of await store.objects()) {
+  for (const [oid, object] of await storedObjects(store)) {
     if (object.type !== 'commit') continue;
     const text = inflateSync(object.deflated).toString('utf8');
     messages.set(oid, text.slice(text.indexOf('\n\n') + 2));

@@ -6,6 +6,7 @@
 import { inflateSync } from 'node:zlib';
 import { createObjectDeflater } from '../../../shared/git/object-deflater';
 import { createObjectStore } from '../../../shared/git/object-store';
+import { storedObjects } from '../../support/git/stored-objects';
 
 const objects = [
   'apiVersion: v1\nkind: ConfigMap\n',
@@ -35,7 +36,7 @@ describe.each([
 test("a store's objects, deflated through the reused context, inflate to what was added", async () => {
   const store = createObjectStore();
   const oids = objects.map((data) => store.add('blob', data));
-  const byOid = new Map([...(await store.objects())].map(([oid, object]) => [oid, object]));
+  const byOid = new Map((await storedObjects(store)).map(([oid, object]) => [oid, object]));
   oids.forEach((oid, i) => {
     const object = byOid.get(oid)!;
     expect(object.size).toBe(objects[i]!.length);

@@ -33,7 +33,7 @@ test('the store holds about its deflated bytes, however the files were allocated
   let deflatedBytes = 0;
   // every distinct memory block behind the kept bytes is held as long as the store is
   const blocks = new Set<ArrayBufferLike>();
-  for (const [, object] of await store.objects()) {
+  for await (const [, object] of store.objects()) {
     deflatedBytes += object.deflated.length;
     blocks.add(object.deflated.buffer);
   }
@@ -53,7 +53,7 @@ describe("a first snapshot's objects, stored and packed", () => {
     const store = createObjectStore();
     for (let i = 0; i < OBJECTS; i++) store.add('blob', Buffer.from(contentOf(i)));
     let deflatedBytes = 0;
-    for (const [, { deflated }] of await store.objects()) deflatedBytes += deflated.length;
+    for await (const [, { deflated }] of store.objects()) deflatedBytes += deflated.length;
     const held = heldBytes() - before;
     expect(store.size).toBe(OBJECTS);
     expect(held - deflatedBytes).toBeLessThanOrEqual(OBJECTS * OVERHEAD_PER_OBJECT + DEFLATED_SLAB_BYTES);
@@ -66,7 +66,7 @@ describe("a first snapshot's objects, stored and packed", () => {
     const warm = createObjectStore();
     warm.add('blob', Buffer.from(contentOf(0)));
     for await (const _ of (await encodePack({ store: warm })).pack);
-    await store.objects();
+    for await (const _ of store.objects());
     const before = heldBytes();
     const { pack, idx } = await encodePack({ store });
     const held = heldBytes() - before;

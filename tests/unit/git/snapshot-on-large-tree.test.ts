@@ -11,6 +11,7 @@ import { createObjectStore, type ObjectStore } from '../../../shared/git/object-
 import type { TreeEntry } from '../../../shared/git/tree-editor';
 import type { GitWrite } from '../../../shared/git/types';
 import { aWrite } from '../../support/git/a-write';
+import { storedObjects } from '../../support/git/stored-objects';
 
 const NAMESPACES = 40;
 const TYPES = 3;
@@ -35,7 +36,7 @@ function treeStore() {
   let reads = 0;
   return {
     async remember(store: ObjectStore) {
-      for (const [oid, object] of await store.objects()) {
+      for (const [oid, object] of await storedObjects(store)) {
         if (object.type !== 'tree') continue;
         expect(object.deltaBase).toBeUndefined(); // each folder written once per publication here
         const data = inflateSync(object.deflated);
@@ -88,7 +89,7 @@ async function publishFirst() {
   if (built.kind !== 'built') throw new Error(built.cause);
   await trees.remember(first);
   const head = built.head!;
-  const headObject = [...(await first.objects())].find(([oid]) => oid === head)![1];
+  const headObject = (await storedObjects(first)).find(([oid]) => oid === head)![1];
   const commitText = inflateSync(headObject.deflated).toString('utf8');
   return { trees, head, tree: commitText.slice('tree '.length, 'tree '.length + 40) };
 }
@@ -118,7 +119,7 @@ describe('a snapshot with 1% changed on a large tree', () => {
     });
 
     expect(built.kind).toBe('built');
-    const written = [...(await store.objects())];
+    const written = await storedObjects(store);
     const blobs = written.filter(([, o]) => o.type === 'blob').map(([oid]) => oid);
     expect(blobs.sort()).toEqual(
       Array.from({ length: FILES }, (_, i) => i)
