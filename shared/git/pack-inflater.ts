@@ -1,5 +1,5 @@
-import { types } from 'node:util';
 import { constants, Inflate, inflateSync } from 'node:zlib';
+import { bindingOf } from './zlib-binding';
 
 /** An entry's inflated bytes and how many bytes of the pack its stream took. */
 export type Inflated = { data: Buffer; consumed: number };
@@ -19,37 +19,6 @@ export type PackInflater = {
   /** Whether one zlib context serves every entry (node's binding as known), else one per entry. */
   readonly reusesContext: boolean;
 };
-
-/**
- * The part of node's zlib binding a reused inflater drives: node's own sync path
- * (processChunkSync in lib/zlib.js, node 20 to 24) calls `_handle.writeSync(flush, in, inOff,
- * inLen, out, outOff, outLen)` and reads what is left of the input and output from `_writeState`.
- * `inflateSync` builds a whole Transform stream and a new zlib context per call, which is a third of
- * a cold fetch's CPU on a pack of 10,000 small entries.
- */
-type ZlibBinding = {
-  writeSync(
-    flush: number,
-    input: Buffer,
-    inOff: number,
-    inLen: number,
-    out: Buffer,
-    outOff: number,
-    outLen: number,
-  ): void;
-  reset(): void;
-  onerror: (message: string, errno: number) => void;
-};
-
-function bindingOf(inflate: Inflate): { handle: ZlibBinding; state: Uint32Array } | undefined {
-  const internals = inflate as unknown as { _handle?: Partial<ZlibBinding>; _writeState?: unknown };
-  const handle = internals._handle;
-  const state = internals._writeState;
-  if (typeof handle?.writeSync !== 'function' || typeof handle.reset !== 'function') return undefined;
-  // util.types, not instanceof: node's arrays come from another realm than a vm context's (jest)
-  if (!types.isUint32Array(state) || state.length !== 2) return undefined;
-  return { handle: handle as ZlibBinding, state };
-}
 
 /** deflate's largest ratio of output to input (zlib's FAQ: "the limit is 1032:1"). */
 const MAX_DEFLATE_RATIO = 1032;

@@ -71,3 +71,27 @@ test('a change whose write got no commit is not remembered', async () => {
   const after = await readRunMemory(store, 'repo/main');
   expect(after.orderOf(publishedKey('prod', 'a.yaml'))).toBeUndefined();
 });
+
+test("a branch's next publication takes the record its last one wrote without parsing it again", async () => {
+  const store = createFileFeedMemory({ folder });
+  const parse = jest.spyOn(JSON, 'parse');
+  try {
+    const first = await readRunMemory(store, 'repo/main');
+    await first.remember(AT, [change('a.yaml', '5')], { w1: 'c1' });
+    parse.mockClear();
+    const second = await readRunMemory(store, 'repo/main');
+    expect(parse).not.toHaveBeenCalled();
+    expect(second.orderOf(publishedKey('prod', 'a.yaml'))?.resourceVersion).toBe('5');
+    // another branch's record, then this one's changed by another writer: each parsed as read
+    await (await readRunMemory(store, 'repo/other')).remember(AT, [change('b.yaml', '1')], { w1: 'c1' });
+    const elsewhere = await readRunMemory(store, 'repo/main');
+    await elsewhere.remember(AT, [change('c.yaml', '2')], { w1: 'c1' });
+    await (await readRunMemory(store, 'repo/other')).remember(AT, [change('d.yaml', '3')], { w1: 'c1' });
+    parse.mockClear();
+    const third = await readRunMemory(store, 'repo/main');
+    expect(parse).toHaveBeenCalledTimes(1);
+    expect(third.orderOf(publishedKey('prod', 'c.yaml'))?.resourceVersion).toBe('2');
+  } finally {
+    parse.mockRestore();
+  }
+});
