@@ -4,6 +4,7 @@ import { mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promis
 import { join } from 'node:path';
 import * as git from 'isomorphic-git';
 import { forgetReadCache } from './kept-read-cache';
+import { endsWithItsSha1 } from './read-pack-index';
 
 const MAX_PACKS = 64;
 
@@ -11,14 +12,7 @@ async function packIsWhole(dir: string, name: string): Promise<boolean> {
   try {
     const idx = await readFile(join(dir, `${name}.idx`));
     if (idx.length < 1072) return false;
-    const body = idx.subarray(0, idx.length - 20);
-    if (
-      !createHash('sha1')
-        .update(body)
-        .digest()
-        .equals(idx.subarray(idx.length - 20))
-    )
-      return false;
+    if (!endsWithItsSha1(idx)) return false;
     const packPath = join(dir, `${name}.pack`);
     const { size } = await stat(packPath);
     if (size < 32) return false;

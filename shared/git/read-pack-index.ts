@@ -14,6 +14,14 @@ export type PackIndex = {
   packHash: Buffer;
 };
 
+/** Whether a pack or index file's last 20 bytes are the SHA-1 of the bytes before them, as git writes both. */
+export function endsWithItsSha1(file: Buffer): boolean {
+  return createHash('sha1')
+    .update(file.subarray(0, file.length - 20))
+    .digest()
+    .equals(file.subarray(file.length - 20));
+}
+
 /**
  * Reads a v2 `.idx` (gitformat-pack(5), "Version 2 pack-*.idx files"): fan-out table, sorted
  * SHA-1s, CRC-32s, 31-bit offsets whose top bit points into the 64-bit table, the pack's checksum,
@@ -22,14 +30,7 @@ export type PackIndex = {
 export function readPackIndex(idx: Buffer): PackIndex {
   if (idx.length < FANOUT_END + 40 || !idx.subarray(0, IDX_V2_MAGIC.length).equals(IDX_V2_MAGIC))
     throw new Error('not a version 2 pack index');
-  const body = idx.subarray(0, idx.length - 20);
-  if (
-    !createHash('sha1')
-      .update(body)
-      .digest()
-      .equals(idx.subarray(idx.length - 20))
-  )
-    throw new Error('pack index checksum does not match');
+  if (!endsWithItsSha1(idx)) throw new Error('pack index checksum does not match');
   const count = idx.readUInt32BE(FANOUT_END - 4);
   const oidsAt = FANOUT_END;
   const crcsAt = oidsAt + 20 * count;

@@ -5,27 +5,13 @@
  * the shared buffers those bytes were cut from, nor a record and a buffer per object beside them;
  * and the pack framed from it must not hold a piece per object.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { encodePack, PACK_CHUNK_BYTES } from '../../../shared/git/encode-pack';
 import { createObjectStore, DEFLATED_SLAB_BYTES } from '../../../shared/git/object-store';
+import { heldBytes, objectText } from '../../support/held-bytes';
 
 const FILES = 2_000;
 
-/** A file of about 1 KiB, as a Kubernetes object's YAML is. */
-const contentOf = (i: number) =>
-  `name: obj-${i}\n${Array.from({ length: 30 }, (_, k) => `key-${k}: ${(i * 7919 + k * 104729) % 1000003}`).join('\n')}\n`;
-
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as () => void;
-/** The bytes the process holds on its heap and in buffers, after a full collection. */
-const heldBytes = () => {
-  // twice: the first may leave what finalizers freed for the next
-  collect();
-  collect();
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  return heapUsed + arrayBuffers;
-};
+const contentOf = objectText;
 
 test('the store holds about its deflated bytes, however the files were allocated', async () => {
   const store = createObjectStore();

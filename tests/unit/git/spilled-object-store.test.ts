@@ -8,8 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { encodePack } from '../../../shared/git/encode-pack';
 import {
   createObjectStore,
@@ -19,21 +17,9 @@ import {
 } from '../../../shared/git/object-store';
 import { unpackObjects } from '../../../shared/git/unpack-objects';
 import { openSpillFiles } from '../../support/git/open-spill-files';
+import { heldBytes, objectText } from '../../support/held-bytes';
 
-/** A file of about 1 KiB, as a Kubernetes object's YAML is. */
-const contentOf = (i: number) =>
-  Buffer.from(
-    `name: obj-${i}\n${Array.from({ length: 30 }, (_, k) => `key-${k}: ${(i * 7919 + k * 104729) % 1000003}`).join('\n')}\n`,
-  );
-
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as () => void;
-const heldBytes = () => {
-  collect();
-  collect();
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  return heapUsed + arrayBuffers;
-};
+const contentOf = (i: number) => Buffer.from(objectText(i));
 
 let dir: string;
 beforeEach(async () => {
