@@ -54,15 +54,3 @@ export function createObjectDeflater({ reuse = true }: { reuse?: boolean } = {})
     reusesContext: true,
   };
 }
-
-let shared: ObjectDeflater | undefined;
-
-/**
- * Deflates one object of a publication with the thread's one deflater: each object is deflated
- * and copied out in one synchronous call, so every publication on the thread can share it.
- * The bytes are valid until the next call.
- */
-export function deflateObject(data: Buffer): Buffer {
-  shared ??= createObjectDeflater();
-  return shared.deflate(data);
-}

@@ -3,7 +3,7 @@ import { type FileHandle, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflate } from 'node:zlib';
 import { objectOidOf } from './blob-oid';
-import { deflateObject } from './object-deflater';
+import { createObjectDeflater, type ObjectDeflater } from './object-deflater';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob';
 /**
@@ -280,6 +280,9 @@ function storeOf(bytes: DeflatedBytes): ObjectStore {
   const depths = new Map<string, number>();
   const deflating = new Set<Promise<void>>();
   let closed = false;
+  // one zlib context a store, not a thread: what zlib chooses depends on what it deflated before
+  // (its window is reset, not cleared), so the same objects make the same pack in any store
+  let deflater: ObjectDeflater | undefined;
   const takesDeltaOn = (base: string) => entries.has(base) && (depths.get(base) ?? 0) < MAX_DELTA_DEPTH;
   const keep = (entry: number, deflated: Buffer) => {
     const { slab, offset } = bytes.keep(deflated);
@@ -287,6 +290,7 @@ function storeOf(bytes: DeflatedBytes): ObjectStore {
   };
   return {
     add(type, data, delta) {
+      if (closed) throw new Error('the object store is closed');
       const oid = objectOidOf(type, data);
       if (entries.has(oid)) return oid;
       const packed = delta && takesDeltaOn(delta.base) ? delta.instructions : data;
@@ -297,7 +301,8 @@ function storeOf(bytes: DeflatedBytes): ObjectStore {
       }
       entries.set(oid, entry);
       if (packed.length < DEFLATE_OFF_THREAD_BYTES) {
-        const deflated = deflateObject(packed);
+        deflater ??= createObjectDeflater();
+        const deflated = deflater.deflate(packed);
         // the deflater's output is reused: a small object is copied into a slab, a larger one copied alone
         keep(entry, deflated.length > OWN_BUFFER_BYTES ? Buffer.from(deflated) : deflated);
       } else {
@@ -331,6 +336,7 @@ function storeOf(bytes: DeflatedBytes): ObjectStore {
     },
     async close() {
       closed = true;
+      deflater?.close();
       await Promise.allSettled(deflating);
       await bytes.close();
     },
