@@ -195,7 +195,6 @@ async function spillFile(dir: string): Promise<DeflatedBytes> {
   };
   return {
     keep(bytes) {
-      if (closed) throw new Error('the object store is closed');
       if (bytes.length > OWN_BUFFER_BYTES) {
         flush();
         const offset = end;
