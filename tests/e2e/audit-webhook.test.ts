@@ -101,6 +101,14 @@ describe('the audit webhook', () => {
     expect(files).toContain(
       'clusters/prod/_cluster/rbac.authorization.k8s.io/clusterroles/system:aggregate-to-shop.yaml',
     );
+    // each change under its own event's user, not the batch's first (authors are worked out once a user)
+    const authorOf = async (path: string) =>
+      (await git(remote, 'log', '-1', '--format=%an', 'main', '--', path)).trim();
+    expect(
+      await authorOf(
+        'clusters/prod/_cluster/rbac.authorization.k8s.io/clusterroles/system:aggregate-to-shop.yaml',
+      ),
+    ).toBe('alice@example.com');
     await git(remote, 'fsck', '--strict');
   });
 });
