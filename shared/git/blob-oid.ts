@@ -13,7 +13,7 @@ const ONE_SHOT_BYTES = 64 * 1024;
 const oneShot: ((algorithm: string, data: Buffer | string) => string) | undefined =
   typeof crypto.hash === 'function' ? crypto.hash : undefined;
 
-type ObjectType = 'blob' | 'tree' | 'commit';
+type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
 /** The object id Git gives `bytes` as an object of `type`: SHA-1 of `<type> <size>\0` and the bytes. */
 export function objectOidOf(type: ObjectType, bytes: Uint8Array): string {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { objectOidOf } from './blob-oid';
 import { createDeltaBaseCache, type DeltaBaseCache } from './delta-base-cache';
 import { createPackInflater } from './pack-inflater';
 
@@ -105,9 +106,15 @@ export function readPack({
   if (!packHash.equals(trailer)) throw new Error('pack checksum mismatch (truncated?)');
   const count = pack.readUInt32BE(8);
   const byOffset = new Map<number, Entry>();
-  const byOid = new Map<string, Entry>();
-  const hashOf = (type: string, data: Buffer) =>
-    createHash('sha1').update(`${type} ${data.length}\0`, 'latin1').update(data).digest('hex');
+  /**
+   * Entries by SHA, for ref-deltas only: made when the first one is met (from the entries read so
+   * far), as most packs have none and 100,000 keys of 40 characters are a cost of their own.
+   */
+  let byOid: Map<string, Entry> | undefined;
+  const byOidNow = () => {
+    byOid ??= new Map([...byOffset.values()].filter((e) => e.oid !== undefined).map((e) => [e.oid!, e]));
+    return byOid;
+  };
   const inflater = createPackInflater();
   try {
     /**
@@ -129,7 +136,7 @@ export function readPack({
       return held;
     };
     const baseOf = (entry: Entry) =>
-      entry.baseOffset !== undefined ? byOffset.get(entry.baseOffset) : byOid.get(entry.baseOid!);
+      entry.baseOffset !== undefined ? byOffset.get(entry.baseOffset) : byOidNow().get(entry.baseOid!);
     /**
      * Whether the entry's object can be read now: a whole object, or a delta whose base was read
      * (its SHA known), which held for the base's own base in turn. A ref-delta may name a later object.
@@ -154,8 +161,8 @@ export function readPack({
         entry.type = base.type!;
       } else data = storedBytes(entry);
       if (!entry.oid) {
-        entry.oid = hashOf(entry.type!, data);
-        byOid.set(entry.oid, entry);
+        entry.oid = objectOidOf(entry.type!, data);
+        byOid?.set(entry.oid, entry);
       }
       bases.set(entry.offset, data);
       return data;
