@@ -15,9 +15,17 @@ const oneShot: ((algorithm: string, data: Buffer | string) => string) | undefine
 
 type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
+/** What Git hashes before an object's bytes: `<type> <size>\0`. */
+export const objectHeader = (type: ObjectType, size: number): string => `${type} ${size}\0`;
+
+/** The object id of an object's bytes already behind their header (`objectHeader`). */
+export function framedOidOf(framed: Uint8Array): string {
+  return oneShot ? oneShot('sha1', framed as Buffer) : crypto.createHash('sha1').update(framed).digest('hex');
+}
+
 /** The object id Git gives `bytes` as an object of `type`: SHA-1 of `<type> <size>\0` and the bytes. */
 export function objectOidOf(type: ObjectType, bytes: Uint8Array): string {
-  const header = `${type} ${bytes.byteLength}\0`;
+  const header = objectHeader(type, bytes.byteLength);
   if (oneShot && bytes.byteLength <= ONE_SHOT_BYTES) {
     const framed = Buffer.allocUnsafe(header.length + bytes.byteLength);
     framed.write(header, 0, 'latin1');

@@ -21,12 +21,16 @@ export const DELTA_BASE_CACHE_BYTES = 16 * 1024 * 1024;
 /** What each kept base costs besides its bytes: its buffer object and its place in the map. */
 const ENTRY_OVERHEAD_BYTES = 128;
 const costOf = (data: Buffer) => data.buffer.byteLength + ENTRY_OVERHEAD_BYTES;
+/** The most a buffer may hold besides an object's bytes to be kept as it is: an object's header. */
+const HEADER_ROOM_BYTES = 32;
+
 /**
  * The bytes to keep: a small object's bytes are a slice of node's shared 8 KiB pool (zlib's output
- * buffer), and keeping the slice would keep the whole slab, so they are copied into their own.
+ * buffer), and keeping the slice would keep the whole slab, so they are copied into their own. A
+ * buffer of the object's own behind its header (a resolved delta) is kept as it is.
  */
 function ownBytes(data: Buffer): Buffer {
-  if (data.buffer.byteLength === data.length) return data;
+  if (data.buffer.byteLength - data.length <= HEADER_ROOM_BYTES) return data;
   const own = Buffer.allocUnsafeSlow(data.length);
   data.copy(own);
   return own;

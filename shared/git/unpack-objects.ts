@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { objectOidOf } from './blob-oid';
+import { framedOidOf, objectHeader, objectOidOf } from './blob-oid';
 import { createDeltaBaseCache, type DeltaBaseCache } from './delta-base-cache';
 import { createPackInflater } from './pack-inflater';
 
@@ -30,7 +30,11 @@ type Entry = {
   type?: PackObject['type'];
 };
 
-function applyDelta(base: Buffer, delta: Buffer): Buffer {
+/**
+ * `base` with `delta`'s instructions applied, framed: the result's bytes follow the header Git hashes
+ * (`<type> <size>\0`) in one buffer, so its SHA is taken without copying it behind one.
+ */
+function applyDelta(base: Buffer, delta: Buffer, type: PackObject['type']): { framed: Buffer; data: Buffer } {
   let i = 0;
   const varint = () => {
     let value = 0;
@@ -44,9 +48,13 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
     return value;
   };
   if (varint() !== base.length) throw new Error('delta base size mismatch');
-  // a buffer of its own: the delta base cache keeps results, and a slice of node's shared pool
-  // would be copied out of it there
-  const out = Buffer.allocUnsafeSlow(varint());
+  const size = varint();
+  // a buffer of its own (the delta base cache keeps results, and a slice of node's shared pool
+  // would be copied out of it there), the header before the bytes
+  const header = objectHeader(type, size);
+  const framed = Buffer.allocUnsafeSlow(header.length + size);
+  framed.write(header, 0, 'latin1');
+  const out = framed.subarray(header.length);
   let at = 0;
   while (i < delta.length) {
     const op = delta[i++]!;
@@ -78,7 +86,7 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
     } else throw new Error('invalid delta opcode 0');
   }
   if (at !== out.length) throw new Error('delta result size mismatch');
-  return out;
+  return { framed, data: out };
 }
 
 /**
@@ -152,17 +160,23 @@ export function readPack({
       if (cached) return cached;
       if (depth > 10_000) throw new Error('delta chain too long');
       let data: Buffer;
+      let oid: string;
       if (entry.typeCode >= OFS_DELTA) {
         const base = baseOf(entry);
         if (!base) throw new Error('delta base missing from the pack');
         // the base first: reading it may inflate other entries over this one's instructions
         const baseData = dataOf(base, depth + 1);
-        data = applyDelta(baseData, storedBytes(entry));
         entry.type = base.type!;
-      } else data = storedBytes(entry);
+        const applied = applyDelta(baseData, storedBytes(entry), entry.type);
+        data = applied.data;
+        oid = entry.oid ?? framedOidOf(applied.framed);
+      } else {
+        data = storedBytes(entry);
+        oid = entry.oid ?? objectOidOf(entry.type!, data);
+      }
       if (!entry.oid) {
-        entry.oid = objectOidOf(entry.type!, data);
-        byOid?.set(entry.oid, entry);
+        entry.oid = oid;
+        byOid?.set(oid, entry);
       }
       bases.set(entry.offset, data);
       return data;
