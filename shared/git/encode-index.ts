@@ -36,20 +36,31 @@ export function encodeSortedIndex({
   packHash: Buffer;
 }): Buffer {
   const count = crcs.length;
-  const fanout = Buffer.alloc(256 * 4);
+  // one buffer written in place: magic, fan-out, SHAs, CRC-32s, offsets, the pack's SHA, then the
+  // index's own SHA over all of it (a 100,000-object index is 2.8 MB: no part of it is copied twice)
+  const shaAt = IDX_V2_MAGIC.length + 256 * 4;
+  const crcAt = shaAt + count * 20;
+  const offsetAt = crcAt + count * 4;
+  const packShaAt = offsetAt + count * 4;
+  const idx = Buffer.allocUnsafe(packShaAt + 40);
+  const view = new DataView(idx.buffer, idx.byteOffset, idx.length);
+  IDX_V2_MAGIC.copy(idx, 0);
   const below = new Uint32Array(257);
   for (let i = 0; i < count; i++) below[oids[i * 20]! + 1]!++;
   for (let i = 0; i < 256; i++) {
     below[i + 1]! += below[i]!;
-    fanout.writeUInt32BE(below[i + 1]!, i * 4);
+    view.setUint32(IDX_V2_MAGIC.length + i * 4, below[i + 1]!);
   }
-  const crcColumn = Buffer.alloc(count * 4);
-  const offsetColumn = Buffer.alloc(count * 4);
+  oids.copy(idx, shaAt, 0, count * 20);
   for (let i = 0; i < count; i++) {
     if (offsets[i]! >= 0x80000000) throw new RangeError('a pack over 2 GiB cannot be indexed here');
-    crcColumn.writeUInt32BE(crcs[i]!, i * 4);
-    offsetColumn.writeUInt32BE(offsets[i]!, i * 4);
+    view.setUint32(crcAt + i * 4, crcs[i]!);
+    view.setUint32(offsetAt + i * 4, offsets[i]!);
   }
-  const body = Buffer.concat([IDX_V2_MAGIC, fanout, oids, crcColumn, offsetColumn, packHash]);
-  return Buffer.concat([body, createHash('sha1').update(body).digest()]);
+  packHash.copy(idx, packShaAt);
+  createHash('sha1')
+    .update(idx.subarray(0, packShaAt + 20))
+    .digest()
+    .copy(idx, packShaAt + 20);
+  return idx;
 }
