@@ -10,7 +10,7 @@ import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack } from './install-pack';
 import { forgetReadCache, keptReadCache } from './kept-read-cache';
-import { openObjectCache } from './open-object-cache';
+import { objectCacheExists, openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
 import { type ReceivePackOutcome, sendReceivePack } from './send-receive-pack';
@@ -84,10 +84,11 @@ export function openHttpSession({
     return result;
   };
   const url = remote.url;
+  const cacheKey = `${url}\n${branch}`;
   let opened: Promise<string> | undefined;
   const gitdir = () => {
     if (!cacheDir) throw new Error('this operation needs a cache folder');
-    opened ??= openObjectCache({ cacheDir, key: `${url}\n${branch}`, url });
+    opened ??= openObjectCache({ cacheDir, key: cacheKey, url });
     return opened;
   };
   const bounded = <T>(step: 'advertise' | 'probe' | 'fetch' | 'push', run: (s: AbortSignal) => Promise<T>) =>
@@ -145,6 +146,12 @@ export function openHttpSession({
     gitdir,
     async knownTip({ branch: name }) {
       if (!cacheDir) return null;
+      // a cache not made yet knows no tip: it is made while the remote lists its refs (the fetch
+      // that follows waits for it), not before, which a cold start would wait for twice
+      if (!opened && !(await objectCacheExists({ cacheDir, key: cacheKey }))) {
+        gitdir().catch(() => {});
+        return null;
+      }
       return readLocalRef({ gitdir: await gitdir(), ref: `refs/heads/${name}` });
     },
     advertise,
@@ -159,7 +166,7 @@ export function openHttpSession({
       let cache = await readable(dir, tip);
       if (!cache) {
         // the cache holds something unusable (e.g. left by a killed run): start it again, cold
-        opened = openObjectCache({ cacheDir: cacheDir!, key: `${url}\n${branch}`, url, fresh: true });
+        opened = openObjectCache({ cacheDir: cacheDir!, key: cacheKey, url, fresh: true });
         dir = await opened;
         await fetchInto(dir, name, tip);
         cache = await keptReadCache(dir);
@@ -170,7 +177,7 @@ export function openHttpSession({
       return { gitdir: dir, tip, cache };
     },
     async obtainFiles({ branch: name, tip }) {
-      opened = openObjectCache({ cacheDir: cacheDir!, key: `${url}\n${branch}`, url, fresh: true });
+      opened = openObjectCache({ cacheDir: cacheDir!, key: cacheKey, url, fresh: true });
       const dir = await opened;
       await fetchInto(dir, name, tip);
       await pin(dir, name, tip);

@@ -29,6 +29,17 @@ async function packIsWhole(dir: string, name: string): Promise<boolean> {
   }
 }
 
+/** Where the object cache of the remote branch named by `key` lives (see openObjectCache). */
+export const objectCacheFolder = ({ cacheDir, key }: { cacheDir: string; key: string }): string =>
+  join(cacheDir, `${createHash('sha1').update(key).digest('hex').slice(0, 20)}.git`);
+
+/** Whether the object cache of `key` was ever made (a fresh worker, or a new branch, has none). */
+export const objectCacheExists = (args: { cacheDir: string; key: string }): Promise<boolean> =>
+  stat(join(objectCacheFolder(args), 'HEAD')).then(
+    () => true,
+    () => false,
+  );
+
 /**
  * Opens (creating it if needed) the bare object cache of one remote branch under `cacheDir`. What a
  * killed publication may leave half-written is never reused: temporary files are deleted, and a pack
@@ -49,17 +60,13 @@ export async function openObjectCache({
   url: string;
   fresh?: boolean;
 }): Promise<string> {
-  const gitdir = join(cacheDir, `${createHash('sha1').update(key).digest('hex').slice(0, 20)}.git`);
+  const gitdir = objectCacheFolder({ cacheDir, key });
   if (fresh) {
     forgetReadCache(gitdir);
     await rm(gitdir, { recursive: true, force: true });
   }
   const packDir = join(gitdir, 'objects', 'pack');
-  const exists = await stat(join(gitdir, 'HEAD')).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
+  if (!(await objectCacheExists({ cacheDir, key }))) {
     await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
     await git.addRemote({ fs, gitdir, remote: 'origin', url, force: true });
     await mkdir(packDir, { recursive: true });
