@@ -53,7 +53,8 @@ function applyDelta(base: Buffer, delta: Buffer, type: PackObject['type']): { fr
   // would be copied out of it there), the header before the bytes
   const header = objectHeader(type, size);
   const framed = Buffer.allocUnsafeSlow(header.length + size);
-  framed.write(header, 0, 'latin1');
+  // a header is a dozen ASCII characters: a loop costs less than Buffer#write's encoding path
+  for (let c = 0; c < header.length; c++) framed[c] = header.charCodeAt(c);
   const out = framed.subarray(header.length);
   let at = 0;
   while (i < delta.length) {
