@@ -13,7 +13,14 @@ import type { GitOperation, GitWrite, SnapshotFile, SnapshotParts } from './type
 const EMPTY_TREE_OID = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 export type BuiltCommits =
-  | { kind: 'built'; commits: Record<string, string | null>; head: string | null; created: number }
+  | {
+      kind: 'built';
+      commits: Record<string, string | null>;
+      head: string | null;
+      created: number;
+      /** The last commit made, as an object: what the push keeps known (`known-objects.ts`). */
+      headCommit?: Buffer;
+    }
   | { kind: 'writeRefused'; writeId: string; cause: string };
 
 /**
@@ -78,6 +85,7 @@ export async function buildCommits({
   // a branch without commits starts from the empty tree: a write that adds nothing to it commits nothing
   let tree = baseTree ?? EMPTY_TREE_OID;
   let created = 0;
+  let headCommit: Buffer | undefined;
   for (const write of writes) {
     const already = landed.get(write.id);
     if (already) {
@@ -102,13 +110,14 @@ export async function buildCommits({
     const bytes = signer ? signCommit(unsigned, signer) : unsigned;
     const oid = store.add('commit', bytes);
     rememberCommit(oid, { tree: next, parent: head, bytes });
+    headCommit = bytes;
     head = oid;
     tree = next;
     commits[write.id] = head;
     created++;
   }
   editor.keep();
-  return { kind: 'built', commits, head, created };
+  return { kind: 'built', commits, head, created, ...(headCommit ? { headCommit } : {}) };
 }
 
 /** Reads a blob's bytes by its SHA. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import { GitObjectCorrupt } from './errors';
+import { readingFs } from './known-objects';
 
 /**
  * Reads an object and checks that it hashes to its id. isomorphic-git checks loose objects, but
@@ -11,7 +11,13 @@ import { GitObjectCorrupt } from './errors';
  * @throws GitObjectCorrupt naming the object
  */
 async function checkObject(gitdir: string, oid: string, cache: object): Promise<void> {
-  const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
+  const { type, object } = await git.readObject({
+    fs: readingFs(gitdir),
+    gitdir,
+    oid,
+    format: 'content',
+    cache,
+  });
   const bytes = object as Uint8Array;
   const sha = createHash('sha1').update(`${type} ${bytes.length}\0`).update(bytes).digest('hex');
   if (sha !== oid) throw new GitObjectCorrupt({ oid, found: sha });
@@ -20,7 +26,7 @@ async function checkObject(gitdir: string, oid: string, cache: object): Promise<
 /** A tree's entries, once its bytes are checked against its id. */
 export async function readCheckedTree(gitdir: string, oid: string, cache: object): Promise<git.TreeObject> {
   await checkObject(gitdir, oid, cache);
-  return (await git.readTree({ fs, gitdir, oid, cache })).tree;
+  return (await git.readTree({ fs: readingFs(gitdir), gitdir, oid, cache })).tree;
 }
 
 /** A commit, once its bytes are checked against its id. */
@@ -30,5 +36,5 @@ export async function readCheckedCommit(
   cache: object,
 ): Promise<git.CommitObject> {
   await checkObject(gitdir, oid, cache);
-  return (await git.readCommit({ fs, gitdir, oid, cache })).commit;
+  return (await git.readCommit({ fs: readingFs(gitdir), gitdir, oid, cache })).commit;
 }

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { forgetKnownObjects } from './known-objects';
 
 /** Object folders whose read cache is kept: a worker publishing to more branches re-reads the rest. */
 const KEPT_FOLDERS = 4;
@@ -36,12 +37,14 @@ export async function keptReadCache(gitdir: string): Promise<object> {
 }
 
 /**
- * Forgets `gitdir`'s kept read cache: a read through it failed, or the folder starts again. A pack
+ * Forgets `gitdir`'s kept read cache and the objects it is known to hold
+ * (`known-objects.ts`): a read through it failed, or the folder starts again. A pack
  * that failed isomorphic-git's check stays failed in the cache that read it, and a fetch of the
  * same pack again (the same name) would not replace it there.
  */
 export function forgetReadCache(gitdir: string): void {
   kept.delete(gitdir);
+  forgetKnownObjects(gitdir);
 }
 
 /** The pack files whose index `cache` holds parsed (what a test checks the pruning by). */

@@ -10,6 +10,7 @@ import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack } from './install-pack';
 import { forgetReadCache, keptReadCache } from './kept-read-cache';
+import { keepFetchedObjects, keepPushedCommit } from './known-objects';
 import { objectCacheExists, openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
@@ -128,7 +129,11 @@ export function openHttpSession({
         }),
       ),
     );
-    if (pack.length > 0) await installPack({ gitdir: dir, pack, ...indexPack({ pack }) });
+    if (pack.length > 0) {
+      const folders = keepFetchedObjects(dir);
+      await installPack({ gitdir: dir, pack, ...indexPack({ pack, visit: folders.visit }) });
+      folders.keep();
+    }
     return tip;
   };
   const advertise: RemoteSession['advertise'] = async ({ step }) => {
@@ -182,7 +187,7 @@ export function openHttpSession({
       await fetchInto(dir, name, tip);
       await pin(dir, name, tip);
     },
-    async push({ branch: name, oldOid, newOid, store }) {
+    async push({ branch: name, oldOid, newOid, store, headCommit }) {
       const encoded = await encodePack({ store });
       const { pack } = encoded;
       // a push refused for its credentials was not applied: sending it again is safe
@@ -219,6 +224,7 @@ export function openHttpSession({
         // replica count reads the files it holds; offering this tip as a "have" tells the server
         // not to send them back
         await installPack({ gitdir: dir, ...encoded });
+        if (headCommit) keepPushedCommit(dir, newOid, headCommit);
         await pin(dir, name, newOid);
         await compactObjectCache({ gitdir: dir });
       }

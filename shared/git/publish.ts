@@ -385,7 +385,13 @@ async function attemptsOf({
     progress.step = 'push';
     let outcome: Awaited<ReturnType<RemoteSession['push']>>;
     try {
-      outcome = await session.push({ branch, oldOid: before, newOid: head, store });
+      outcome = await session.push({
+        branch,
+        oldOid: before,
+        newOid: head,
+        store,
+        ...(built.headCommit ? { headCommit: built.headCommit } : {}),
+      });
     } catch (error) {
       // out of time or cancelled as a whole: no probe (the next publication settles it by trailers)
       if (deadline.aborted) throw error;

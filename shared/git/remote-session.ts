@@ -37,5 +37,7 @@ export type RemoteSession = {
     oldOid: string | null;
     newOid: string;
     store: ObjectStore;
+    /** `newOid`'s commit object, when it was built in this process: the next publication reads it first. */
+    headCommit?: Buffer;
   }): Promise<PushOutcome>;
 };
