@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { readdir, rm, stat, truncate } from 'node:fs/promises';
+import { open, readdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
@@ -76,12 +76,19 @@ describe('the per-branch object cache', () => {
       expect(await publishOne('a.yaml')).toMatchObject({ kind: 'published' });
       expect(readsPerIndex()).toEqual([1]);
 
-      // warm: each index is read when the cache is opened (whether its pack is whole), then parsed
-      // at most once, if an object is looked up past it
+      // warm: opening the cache checks each pack this process has not found whole yet (the fetched
+      // one, the one pushed), reading its index; each is parsed at most once more, if an object is
+      // looked up past it
       readFile.mockClear();
       expect(await publishOne('b.yaml')).toMatchObject({ kind: 'published' });
       expect(readsPerIndex()).toHaveLength(2);
       expect(Math.max(...readsPerIndex())).toBe(2);
+
+      // warmer: packs found whole and unchanged since are not read again; only the pack the last
+      // publication pushed is new to the check (open-object-cache.ts, packIsWhole)
+      readFile.mockClear();
+      expect(await publishOne('c.yaml')).toMatchObject({ kind: 'published' });
+      expect(readsPerIndex()).toHaveLength(1);
     } finally {
       readFile.mockRestore();
     }
@@ -321,6 +328,46 @@ describe('the per-branch object cache', () => {
       'write after',
       'other writer 1',
       expect.any(String),
+      'seed',
+    ]);
+    await fsck(gitdir);
+  });
+
+  it('checks again a pack this process found whole once it is rewritten in place (same file, same size), and fetches again', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    const publishOne = (id: string) =>
+      publish({
+        remote: { kind: 'http', url },
+        branch: 'main',
+        writes: [aWrite({ id, files: { [`${id}.yaml`]: `${id}\n` } })],
+        cacheDir,
+      });
+    expect(await publishOne('first')).toMatchObject({ kind: 'published' });
+    const checked = await packsIn(cacheDir);
+    // this publication's opening finds those packs whole and remembers them
+    expect(await publishOne('second')).toMatchObject({ kind: 'published' });
+    // what a bad disk or a writer inside the folder leaves: the file, its size and its inode kept,
+    // its pack trailer no longer the one its index names
+    for (const file of checked) {
+      if (!file.endsWith('.pack')) continue;
+      const handle = await open(file, 'r+');
+      try {
+        await handle.write(Buffer.alloc(20), 0, 20, (await handle.stat()).size - 20);
+      } finally {
+        await handle.close();
+      }
+    }
+    const fetchesBefore = world.proxy.requests.filter((r) => r.kind === 'fetch').length;
+
+    expect(await publishOne('third')).toMatchObject({ kind: 'published' });
+
+    // the cache started again, cold: one fetch, and no pack left that does not match its index
+    expect(world.proxy.requests.filter((r) => r.kind === 'fetch').length - fetchesBefore).toBe(1);
+    expect((await logOf(gitdir)).map((line) => line.slice(41))).toEqual([
+      'write third',
+      'write second',
+      'write first',
       'seed',
     ]);
     await fsck(gitdir);
