@@ -58,14 +58,15 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
       const start = places[k]!;
       const end = k + 1 < places.length ? places[k + 1]! : pack.length - 20;
       const { type, sizeEnd, dataStart } = entryHeader(pack, start, end);
+      const distance = type === OFS_DELTA ? ofsDistance(pack, sizeEnd) : 0;
       let base = -1;
-      if (type === OFS_DELTA)
-        base = offsets[at[byPlace[placeOf(places, start - ofsDistance(pack, sizeEnd))]!]!]!;
+      if (type === OFS_DELTA) base = offsets[at[byPlace[placeOf(places, start - distance)]!]!]!;
       else if (type === REF_DELTA) base = offsets[positionOf(indexes, merged, pack, sizeEnd)]!;
       if ((type === OFS_DELTA || type === REF_DELTA) && base < 0)
         throw new Error(`a delta at ${start} has its base after it or outside the merged packs`);
       offsets[position] = offset;
-      if (type === OFS_DELTA) {
+      // a source copied whole keeps its entries' distances: the entry goes as it is, with its CRC-32
+      if (type === OFS_DELTA && offset - base !== distance) {
         const head = Buffer.concat([pack.subarray(start, sizeEnd), Buffer.from(baseDistance(offset - base))]);
         pieces.push({ bytes: head });
         copy(source, dataStart, end);
@@ -124,11 +125,16 @@ function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged
   let count = 0;
   for (;;) {
     let least = -1;
+    let second = -1;
     for (let s = 0; s < indexes.length; s++) {
       if (next[s]! >= indexes[s]!.count) continue;
-      if (least < 0 || compareHeads(indexes, next, s, least, head) < 0) least = s;
+      if (least < 0 || compareHeads(indexes, next, s, least, head) < 0) {
+        second = least;
+        least = s;
+      } else if (second < 0 || compareHeads(indexes, next, s, second, head) < 0) second = s;
     }
     if (least < 0) break;
+    const secondAt = second < 0 ? 0 : next[second]!;
     const prefix = head(least);
     const at = 20 * next[least]!;
     const oid = indexes[least]!.oids.subarray(at, at + 20);
@@ -143,11 +149,25 @@ function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged
       }
     }
     count++;
+    // the least source's next entries that sort before every other source's next one go as a run,
+    // without a look at the others: a merge of the cache's large pack with a few small ones is
+    // mostly such runs. Not when the step above moved `second` on (a duplicate): its next entry
+    // may then sort after a third source's.
+    if (second >= 0 && next[second] !== secondAt) continue;
+    const run = indexes[least]!;
+    const places = merged[least]!;
+    while (next[least]! < run.count && (second < 0 || orderOf(indexes, next, least, second, head) < 0)) {
+      kept[count] = least;
+      places[next[least]!] = count;
+      next[least]!++;
+      count++;
+    }
   }
   return { kept: kept.subarray(0, count), merged };
 }
 
-function compareHeads(
+/** How source a's next SHA-1 sorts against source b's: by the SHA-1 alone. */
+function orderOf(
   indexes: readonly PackIndex[],
   next: Uint32Array,
   a: number,
@@ -158,7 +178,18 @@ function compareHeads(
   if (difference !== 0) return difference;
   const at = 20 * next[a]!;
   const bt = 20 * next[b]!;
-  return indexes[a]!.oids.compare(indexes[b]!.oids, bt, bt + 20, at, at + 20) || a - b;
+  return indexes[a]!.oids.compare(indexes[b]!.oids, bt, bt + 20, at, at + 20);
+}
+
+/** As `orderOf`, the earlier source first among equal SHA-1s: the copy kept is the first source's. */
+function compareHeads(
+  indexes: readonly PackIndex[],
+  next: Uint32Array,
+  a: number,
+  b: number,
+  head: (s: number) => number,
+): number {
+  return orderOf(indexes, next, a, b, head) || a - b;
 }
 
 /** The merged place of the object whose SHA-1 is at `pack[at, at+20)` (a ref-delta's base), or -1. */
