@@ -36,7 +36,7 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
     checkWhole(pack, index.packHash, index.count);
     return index;
   });
-  const { kept, merged } = mergeSorted(indexes);
+  const { kept, merged, oids } = mergeSorted(indexes);
   const offsets = new Float64Array(kept.length).fill(-1);
   const crcs = new Uint32Array(kept.length);
   const pieces: Piece[] = [];
@@ -93,13 +93,6 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
   for (const buffer of buffers) hash.update(buffer);
   const packHash = hash.digest();
   buffers.push(packHash);
-  const oids = Buffer.allocUnsafe(20 * kept.length);
-  const from = new Uint32Array(indexes.length);
-  for (let position = 0; position < kept.length; position++) {
-    const source = kept[position]!;
-    while (merged[source]![from[source]!] !== position) from[source]!++;
-    indexes[source]!.oids.copy(oids, 20 * position, 20 * from[source]!, 20 * from[source]! + 20);
-  }
   return {
     pack: {
       async *[Symbol.asyncIterator]() {
@@ -113,11 +106,17 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
 
 /**
  * The sources' indexes merged in SHA-1 order: `kept[p]` is the source whose copy of the p-th
- * object is kept (the first holding it), `merged[s][i]` the place of source s's i-th entry.
+ * object is kept (the first holding it), `merged[s][i]` the place of source s's i-th entry, and
+ * `oids` the merged SHA-1s.
  */
-function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged: Uint32Array[] } {
+function mergeSorted(indexes: readonly PackIndex[]): {
+  kept: Uint16Array;
+  merged: Uint32Array[];
+  oids: Buffer;
+} {
   const total = indexes.reduce((sum, index) => sum + index.count, 0);
   const kept = new Uint16Array(total);
+  const oids = Buffer.allocUnsafe(20 * total);
   const merged = indexes.map((index) => new Uint32Array(index.count));
   const next = new Uint32Array(indexes.length);
   // each source's next SHA-1 by its first four bytes: most steps compare numbers, not buffers
@@ -139,6 +138,7 @@ function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged
     const at = 20 * next[least]!;
     const oid = indexes[least]!.oids.subarray(at, at + 20);
     kept[count] = least;
+    oid.copy(oids, 20 * count);
     for (let s = 0; s < indexes.length; s++) {
       const index = indexes[s]!;
       const i = next[s]!;
@@ -155,19 +155,45 @@ function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged
     // may then sort after a third source's.
     if (second >= 0 && next[second] !== secondAt) continue;
     const run = indexes[least]!;
+    const from = next[least]!;
+    const end =
+      second < 0
+        ? run.count
+        : firstNotBefore(run.oids, from, run.count, indexes[second]!.oids, 20 * next[second]!);
+    run.oids.copy(oids, 20 * count, 20 * from, 20 * end);
+    kept.fill(least, count, count + end - from);
     const places = merged[least]!;
-    while (next[least]! < run.count && (second < 0 || orderOf(indexes, next, least, second, head) < 0)) {
-      kept[count] = least;
-      places[next[least]!] = count;
-      next[least]!++;
-      count++;
-    }
+    for (let i = from; i < end; i++) places[i] = count++;
+    next[least] = end;
   }
-  return { kept: kept.subarray(0, count), merged };
+  return { kept: kept.subarray(0, count), merged, oids: oids.subarray(0, 20 * count) };
 }
 
-/** How source a's next SHA-1 sorts against source b's: by the SHA-1 alone. */
-function orderOf(
+/**
+ * The first entry in `[from, to)` of the sorted `oids` that does not sort before the SHA-1 at
+ * `target[at, at+20)`: galloping (steps of 1, 2, 4, … then a binary search), as a run is often short.
+ */
+function firstNotBefore(oids: Buffer, from: number, to: number, target: Buffer, at: number): number {
+  const before = (i: number) => target.compare(oids, 20 * i, 20 * i + 20, at, at + 20) > 0;
+  if (from >= to || !before(from)) return from;
+  let low = from;
+  let step = 1;
+  while (low + step < to && before(low + step)) {
+    low += step;
+    step *= 2;
+  }
+  // every entry up to `low` is before the target, the one at `low + step` (if any) is not
+  let high = Math.min(low + step, to);
+  low++;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (before(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function compareHeads(
   indexes: readonly PackIndex[],
   next: Uint32Array,
   a: number,
@@ -178,18 +204,7 @@ function orderOf(
   if (difference !== 0) return difference;
   const at = 20 * next[a]!;
   const bt = 20 * next[b]!;
-  return indexes[a]!.oids.compare(indexes[b]!.oids, bt, bt + 20, at, at + 20);
-}
-
-/** As `orderOf`, the earlier source first among equal SHA-1s: the copy kept is the first source's. */
-function compareHeads(
-  indexes: readonly PackIndex[],
-  next: Uint32Array,
-  a: number,
-  b: number,
-  head: (s: number) => number,
-): number {
-  return orderOf(indexes, next, a, b, head) || a - b;
+  return indexes[a]!.oids.compare(indexes[b]!.oids, bt, bt + 20, at, at + 20) || a - b;
 }
 
 /** The merged place of the object whose SHA-1 is at `pack[at, at+20)` (a ref-delta's base), or -1. */
