@@ -28,6 +28,22 @@ async function identityOf(path: string): Promise<{ identity: string; size: numbe
   return { identity: `${ino}:${size}:${mtimeNs}`, size: Number(size) };
 }
 
+/** Whether the index ends with its own SHA-1 and names the trailer the pack ends with. */
+async function readsWhole(idxPath: string, packPath: string, size: number): Promise<boolean> {
+  const idx = await readFile(idxPath);
+  if (idx.length < 1072) return false;
+  if (!endsWithItsSha1(idx)) return false;
+  if (size < 32) return false;
+  const handle = await open(packPath, 'r');
+  try {
+    const trailer = Buffer.alloc(20);
+    await handle.read(trailer, 0, 20, size - 20);
+    return trailer.equals(idx.subarray(idx.length - 40, idx.length - 20));
+  } finally {
+    await handle.close();
+  }
+}
+
 async function packIsWhole(dir: string, name: string): Promise<boolean> {
   const idxPath = join(dir, `${name}.idx`);
   const packPath = join(dir, `${name}.pack`);
@@ -46,22 +62,6 @@ async function packIsWhole(dir: string, name: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Whether the index ends with its own SHA-1 and names the trailer the pack ends with. */
-async function readsWhole(idxPath: string, packPath: string, size: number): Promise<boolean> {
-  const idx = await readFile(idxPath);
-  if (idx.length < 1072) return false;
-  if (!endsWithItsSha1(idx)) return false;
-  if (size < 32) return false;
-  const handle = await open(packPath, 'r');
-  try {
-    const trailer = Buffer.alloc(20);
-    await handle.read(trailer, 0, 20, size - 20);
-    return trailer.equals(idx.subarray(idx.length - 40, idx.length - 20));
-  } finally {
-    await handle.close();
   }
 }
 
