@@ -10,12 +10,11 @@ import { GitObjectCorrupt } from './errors';
  * someone who could write the folder) would otherwise become a tree in the next commit.
  * @throws GitObjectCorrupt naming the object
  */
-async function checkObject(gitdir: string, oid: string, cache: object): Promise<string> {
+async function checkObject(gitdir: string, oid: string, cache: object): Promise<void> {
   const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
   const bytes = object as Uint8Array;
   const sha = createHash('sha1').update(`${type} ${bytes.length}\0`).update(bytes).digest('hex');
   if (sha !== oid) throw new GitObjectCorrupt({ oid, found: sha });
-  return type;
 }
 
 /** A tree's entries, once its bytes are checked against its id. */
@@ -32,14 +31,4 @@ export async function readCheckedCommit(
 ): Promise<git.CommitObject> {
   await checkObject(gitdir, oid, cache);
   return (await git.readCommit({ fs, gitdir, oid, cache })).commit;
-}
-
-/**
- * Whether the cache holds the commit `oid`, whole: read once and checked against its id, not
- * parsed (the check that a cache holds a tip, every publication, uses nothing of it).
- * @throws GitObjectCorrupt naming the object, or isomorphic-git's error when it is missing
- */
-export async function checkCommit(gitdir: string, oid: string, cache: object): Promise<void> {
-  const type = await checkObject(gitdir, oid, cache);
-  if (type !== 'commit') throw new Error(`${oid} is a ${type}, not a commit`);
 }

@@ -1,6 +1,6 @@
 import { boundStep } from './bound-step';
 import { boundedHttp } from './bounded-http';
-import { checkCommit } from './checked-objects';
+import { readCheckedCommit } from './checked-objects';
 import { compactObjectCache } from './compact-object-cache';
 import { authorizationHeader, fixedCredentials, type GitCredentials, sameAuth } from './credentials';
 import { discoverRefs } from './discover-refs';
@@ -100,7 +100,7 @@ export function openHttpSession({
    */
   const readable = async (dir: string, oid: string) => {
     const cache = await keptReadCache(dir);
-    return checkCommit(dir, oid, cache).then(
+    return readCheckedCommit(dir, oid, cache).then(
       () => cache,
       () => {
         forgetReadCache(dir);

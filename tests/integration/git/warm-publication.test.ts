@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { keptReadCache, packsHeld } from '../../../shared/git/kept-read-cache';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
-import { runGit } from '../../support/git/run-git';
 import { fsck, type GitWorld, startGitWorld } from './git-fixture';
 
 // A steady stream publishes every window on the same branch: what a warm publication costs is paid
@@ -136,31 +135,5 @@ describe('a publication on a warm branch (a steady stream)', () => {
     expect(held.length).toBeGreaterThan(0);
     expect(held.every((path) => onDisk.includes(path))).toBe(true);
     await fsck(gitdir);
-  });
-
-  it('reads the tip it builds on once, to check that the cache holds it whole', async () => {
-    const { url, gitdir } = await world.repo({ files: manyFiles(40) });
-    const cacheDir = await world.cacheDir();
-    const remote = { kind: 'http' as const, url };
-    expect(await publish({ remote, branch: 'main', writes: [windowOf(1)], cacheDir })).toMatchObject({
-      kind: 'published',
-    });
-    const tip = (await runGit({ args: ['--git-dir', gitdir, 'rev-parse', 'main'] })).trim();
-    // isomorphic-git looks an object up as a loose file first (fs.promises.readFile, which its
-    // FileSystem binds per call), then in the packs: one such look is one read of the object
-    const looks: string[] = [];
-    const real = fs.promises.readFile.bind(fs.promises);
-    jest.spyOn(fs.promises, 'readFile').mockImplementation((path, options) => {
-      if (typeof path === 'string' && path.endsWith(`/objects/${tip.slice(0, 2)}/${tip.slice(2)}`))
-        looks.push(path);
-      return real(path, options);
-    });
-
-    const result = await publish({ remote, branch: 'main', writes: [windowOf(2)], cacheDir });
-
-    expect(result).toMatchObject({ kind: 'published' });
-    // read and checked against its id; its tree and parent come from this process's own summary
-    // of the commit it built (commit-summaries.ts): reading it again to parse it was a second read
-    expect(looks).toHaveLength(1);
   });
 });
