@@ -60,8 +60,8 @@ export async function buildCommits({
   const editorStore: ObjectStore = reading
     ? {
         ...store,
-        add: (type, data, delta) => {
-          const oid = store.add(type, data, delta);
+        add: (type, data, delta, known) => {
+          const oid = store.add(type, data, delta, known);
           if (type === 'blob') written.set(oid, data);
           return oid;
         },

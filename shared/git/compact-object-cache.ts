@@ -42,11 +42,13 @@ export async function compactObjectCache({
   const names = (await readdir(dir))
     .filter((n) => /^pack-[0-9a-f]{40}\.idx$/.test(n))
     .map((n) => n.slice(0, -4));
+  // a merge makes a new pack whose index the next publication parses again: wait for a few (and
+  // until then, every publication's call here costs one listing, no look at each pack)
+  if (names.length <= maxPacks) return 0;
   const sized = await Promise.all(
     names.map(async (name) => ({ name, size: (await stat(join(dir, `${name}.pack`))).size })),
   );
-  // a merge makes a new pack whose index the next publication parses again: wait for a few
-  const merged = sized.length > maxPacks ? packsToMerge(sized) : [];
+  const merged = packsToMerge(sized);
   if (merged.length === 0) return 0;
   const sources = await Promise.all(
     merged.map(async ({ name }) => ({

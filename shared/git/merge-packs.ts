@@ -36,7 +36,7 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
     checkWhole(pack, index.packHash, index.count);
     return index;
   });
-  const { kept, merged } = mergeSorted(indexes);
+  const { kept, merged, oids } = mergeSorted(indexes);
   const offsets = new Float64Array(kept.length).fill(-1);
   const crcs = new Uint32Array(kept.length);
   const pieces: Piece[] = [];
@@ -58,14 +58,15 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
       const start = places[k]!;
       const end = k + 1 < places.length ? places[k + 1]! : pack.length - 20;
       const { type, sizeEnd, dataStart } = entryHeader(pack, start, end);
+      const distance = type === OFS_DELTA ? ofsDistance(pack, sizeEnd) : 0;
       let base = -1;
-      if (type === OFS_DELTA)
-        base = offsets[at[byPlace[placeOf(places, start - ofsDistance(pack, sizeEnd))]!]!]!;
+      if (type === OFS_DELTA) base = offsets[at[byPlace[placeOf(places, start - distance)]!]!]!;
       else if (type === REF_DELTA) base = offsets[positionOf(indexes, merged, pack, sizeEnd)]!;
       if ((type === OFS_DELTA || type === REF_DELTA) && base < 0)
         throw new Error(`a delta at ${start} has its base after it or outside the merged packs`);
       offsets[position] = offset;
-      if (type === OFS_DELTA) {
+      // a source copied whole keeps its entries' distances: the entry goes as it is, with its CRC-32
+      if (type === OFS_DELTA && offset - base !== distance) {
         const head = Buffer.concat([pack.subarray(start, sizeEnd), Buffer.from(baseDistance(offset - base))]);
         pieces.push({ bytes: head });
         copy(source, dataStart, end);
@@ -92,13 +93,6 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
   for (const buffer of buffers) hash.update(buffer);
   const packHash = hash.digest();
   buffers.push(packHash);
-  const oids = Buffer.allocUnsafe(20 * kept.length);
-  const from = new Uint32Array(indexes.length);
-  for (let position = 0; position < kept.length; position++) {
-    const source = kept[position]!;
-    while (merged[source]![from[source]!] !== position) from[source]!++;
-    indexes[source]!.oids.copy(oids, 20 * position, 20 * from[source]!, 20 * from[source]! + 20);
-  }
   return {
     pack: {
       async *[Symbol.asyncIterator]() {
@@ -112,11 +106,17 @@ export function mergePacks(sources: readonly PackWithIndex[]): {
 
 /**
  * The sources' indexes merged in SHA-1 order: `kept[p]` is the source whose copy of the p-th
- * object is kept (the first holding it), `merged[s][i]` the place of source s's i-th entry.
+ * object is kept (the first holding it), `merged[s][i]` the place of source s's i-th entry, and
+ * `oids` the merged SHA-1s.
  */
-function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged: Uint32Array[] } {
+function mergeSorted(indexes: readonly PackIndex[]): {
+  kept: Uint16Array;
+  merged: Uint32Array[];
+  oids: Buffer;
+} {
   const total = indexes.reduce((sum, index) => sum + index.count, 0);
   const kept = new Uint16Array(total);
+  const oids = Buffer.allocUnsafe(20 * total);
   const merged = indexes.map((index) => new Uint32Array(index.count));
   const next = new Uint32Array(indexes.length);
   // each source's next SHA-1 by its first four bytes: most steps compare numbers, not buffers
@@ -124,15 +124,21 @@ function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged
   let count = 0;
   for (;;) {
     let least = -1;
+    let second = -1;
     for (let s = 0; s < indexes.length; s++) {
       if (next[s]! >= indexes[s]!.count) continue;
-      if (least < 0 || compareHeads(indexes, next, s, least, head) < 0) least = s;
+      if (least < 0 || compareHeads(indexes, next, s, least, head) < 0) {
+        second = least;
+        least = s;
+      } else if (second < 0 || compareHeads(indexes, next, s, second, head) < 0) second = s;
     }
     if (least < 0) break;
+    const secondAt = second < 0 ? 0 : next[second]!;
     const prefix = head(least);
     const at = 20 * next[least]!;
     const oid = indexes[least]!.oids.subarray(at, at + 20);
     kept[count] = least;
+    oid.copy(oids, 20 * count);
     for (let s = 0; s < indexes.length; s++) {
       const index = indexes[s]!;
       const i = next[s]!;
@@ -143,8 +149,48 @@ function mergeSorted(indexes: readonly PackIndex[]): { kept: Uint16Array; merged
       }
     }
     count++;
+    // the least source's next entries that sort before every other source's next one go as a run,
+    // without a look at the others: a merge of the cache's large pack with a few small ones is
+    // mostly such runs. Not when the step above moved `second` on (a duplicate): its next entry
+    // may then sort after a third source's.
+    if (second >= 0 && next[second] !== secondAt) continue;
+    const run = indexes[least]!;
+    const from = next[least]!;
+    const end =
+      second < 0
+        ? run.count
+        : firstNotBefore(run.oids, from, run.count, indexes[second]!.oids, 20 * next[second]!);
+    run.oids.copy(oids, 20 * count, 20 * from, 20 * end);
+    kept.fill(least, count, count + end - from);
+    const places = merged[least]!;
+    for (let i = from; i < end; i++) places[i] = count++;
+    next[least] = end;
   }
-  return { kept: kept.subarray(0, count), merged };
+  return { kept: kept.subarray(0, count), merged, oids: oids.subarray(0, 20 * count) };
+}
+
+/**
+ * The first entry in `[from, to)` of the sorted `oids` that does not sort before the SHA-1 at
+ * `target[at, at+20)`: galloping (steps of 1, 2, 4, … then a binary search), as a run is often short.
+ */
+function firstNotBefore(oids: Buffer, from: number, to: number, target: Buffer, at: number): number {
+  const before = (i: number) => target.compare(oids, 20 * i, 20 * i + 20, at, at + 20) > 0;
+  if (from >= to || !before(from)) return from;
+  let low = from;
+  let step = 1;
+  while (low + step < to && before(low + step)) {
+    low += step;
+    step *= 2;
+  }
+  // every entry up to `low` is before the target, the one at `low + step` (if any) is not
+  let high = Math.min(low + step, to);
+  low++;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (before(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 function compareHeads(

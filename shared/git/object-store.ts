@@ -17,9 +17,11 @@ export type Delta = { base: string; instructions: Buffer };
 export type ObjectStore = {
   /**
    * Hashes the object and keeps it (once), deflated; returns its SHA-1. A `delta` on a base that
-   * `takesDeltaOn` is kept instead of the object's bytes.
+   * `takesDeltaOn` is kept instead of the object's bytes. `oid`: the SHA-1 the caller has just
+   * computed of these bytes as `type` (a changed file, hashed to compare it with the tree), not
+   * computed again.
    */
-  add(type: GitObjectType, data: Buffer, delta?: Delta): string;
+  add(type: GitObjectType, data: Buffer, delta?: Delta, oid?: string): string;
   /** Whether a delta on `base` would be kept: the base is in this store, in a short enough chain. */
   takesDeltaOn(base: string): boolean;
   /**
@@ -288,9 +290,9 @@ function storeOf(bytes: DeflatedBytes): ObjectStore {
     places.place(entry, slab, offset, deflated.length);
   };
   return {
-    add(type, data, delta) {
+    add(type, data, delta, known) {
       if (closed) throw new Error('the object store is closed');
-      const oid = objectOidOf(type, data);
+      const oid = known ?? objectOidOf(type, data);
       if (entries.has(oid)) return oid;
       const packed = delta && takesDeltaOn(delta.base) ? delta.instructions : data;
       const entry = places.append(type, packed.length);

@@ -8,22 +8,58 @@ import { endsWithItsSha1 } from './read-pack-index';
 
 const MAX_PACKS = 64;
 
-async function packIsWhole(dir: string, name: string): Promise<boolean> {
+/** How many packs `foundWhole` remembers: far more than the caches one worker keeps open hold. */
+const WHOLE_REMEMBERED = 4096;
+
+/**
+ * The packs this process found whole, by path, with the identity of the pack and index files it
+ * read then (inode, size, modification time). A warm publication opens its cache again and would
+ * otherwise read and hash every index each time. A pack is installed under its name by a rename
+ * and never written in place, so a file this process checked and whose identity is unchanged is
+ * the file it checked; anything that rewrites, truncates or replaces it changes that identity. A
+ * new process remembers nothing and checks every pack again: that is where a killed publication's
+ * leftovers are met.
+ */
+const foundWhole = new Map<string, string>();
+
+/** Inode, size and modification time (ns) of a file, as one comparable string. */
+async function identityOf(path: string): Promise<{ identity: string; size: number }> {
+  const { ino, size, mtimeNs } = await stat(path, { bigint: true });
+  return { identity: `${ino}:${size}:${mtimeNs}`, size: Number(size) };
+}
+
+/** Whether the index ends with its own SHA-1 and names the trailer the pack ends with. */
+async function readsWhole(idxPath: string, packPath: string, size: number): Promise<boolean> {
+  const idx = await readFile(idxPath);
+  if (idx.length < 1072) return false;
+  if (!endsWithItsSha1(idx)) return false;
+  if (size < 32) return false;
+  const handle = await open(packPath, 'r');
   try {
-    const idx = await readFile(join(dir, `${name}.idx`));
-    if (idx.length < 1072) return false;
-    if (!endsWithItsSha1(idx)) return false;
-    const packPath = join(dir, `${name}.pack`);
-    const { size } = await stat(packPath);
-    if (size < 32) return false;
-    const handle = await open(packPath, 'r');
-    try {
-      const trailer = Buffer.alloc(20);
-      await handle.read(trailer, 0, 20, size - 20);
-      return trailer.equals(idx.subarray(idx.length - 40, idx.length - 20));
-    } finally {
-      await handle.close();
+    const trailer = Buffer.alloc(20);
+    await handle.read(trailer, 0, 20, size - 20);
+    return trailer.equals(idx.subarray(idx.length - 40, idx.length - 20));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function packIsWhole(dir: string, name: string): Promise<boolean> {
+  const idxPath = join(dir, `${name}.idx`);
+  const packPath = join(dir, `${name}.pack`);
+  try {
+    const [idxFile, packFile] = await Promise.all([identityOf(idxPath), identityOf(packPath)]);
+    const seen = `${idxFile.identity}/${packFile.identity}`;
+    if (foundWhole.get(packPath) === seen) return true;
+    const whole = await readsWhole(idxPath, packPath, packFile.size);
+    if (!whole) return false;
+    foundWhole.delete(packPath);
+    foundWhole.set(packPath, seen);
+    for (const oldest of foundWhole.keys()) {
+      if (foundWhole.size <= WHOLE_REMEMBERED) break;
+      foundWhole.delete(oldest);
     }
+    return true;
   } catch {
     return false;
   }

@@ -215,15 +215,21 @@ export function createTreeEditor({
               return current ? (await load(current)).get(segments.at(-1)!) : undefined;
             })()
           : known;
-      // hashed only to compare with a file there: a new file's SHA is the store's to compute
-      if (same?.type === 'blob' && same.oid === blobOidOf(content)) return;
+      // hashed only to compare with a file there, then handed to the store, which does not hash it
+      // again: a new file's SHA is the store's to compute
+      const oid = same?.type === 'blob' ? blobOidOf(content) : undefined;
+      if (oid !== undefined && same?.oid === oid) return;
       const dir = (await parentOf(segments, true))!;
       const entries = await load(dir);
       const name = segments.at(-1)!;
       const existing = entries.get(name);
       if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
       const mode = existing?.type === 'blob' ? existing.mode : '100644';
-      entries.set(name, { mode, oid: store.add('blob', contentBytes(content)), type: 'blob' });
+      entries.set(name, {
+        mode,
+        oid: store.add('blob', contentBytes(content), undefined, oid),
+        type: 'blob',
+      });
       dir.touched.add(name);
     },
     async putBlob(segments, oid, mode) {

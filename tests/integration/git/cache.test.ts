@@ -330,6 +330,46 @@ describe('the per-branch object cache', () => {
     await fsck(gitdir);
   });
 
+  it('checks again a pack this process found whole once it is rewritten in place (same file, same size), and fetches again', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    const publishOne = (id: string) =>
+      publish({
+        remote: { kind: 'http', url },
+        branch: 'main',
+        writes: [aWrite({ id, files: { [`${id}.yaml`]: `${id}\n` } })],
+        cacheDir,
+      });
+    expect(await publishOne('first')).toMatchObject({ kind: 'published' });
+    const checked = await packsIn(cacheDir);
+    // this publication's opening finds those packs whole and remembers them
+    expect(await publishOne('second')).toMatchObject({ kind: 'published' });
+    // what a bad disk or a writer inside the folder leaves: the file, its size and its inode kept,
+    // its pack trailer no longer the one its index names
+    for (const file of checked) {
+      if (!file.endsWith('.pack')) continue;
+      const handle = await fs.promises.open(file, 'r+');
+      try {
+        await handle.write(Buffer.alloc(20), 0, 20, (await handle.stat()).size - 20);
+      } finally {
+        await handle.close();
+      }
+    }
+    const fetchesBefore = world.proxy.requests.filter((r) => r.kind === 'fetch').length;
+
+    expect(await publishOne('third')).toMatchObject({ kind: 'published' });
+
+    // the cache started again, cold: one fetch, and no pack left that does not match its index
+    expect(world.proxy.requests.filter((r) => r.kind === 'fetch').length - fetchesBefore).toBe(1);
+    expect((await logOf(gitdir)).map((line) => line.slice(41))).toEqual([
+      'write third',
+      'write second',
+      'write first',
+      'seed',
+    ]);
+    await fsck(gitdir);
+  });
+
   it('stays a few packs after many publications, and keeps building on the right trees', async () => {
     const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
     const cacheDir = await world.cacheDir();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +113,21 @@ describe('merging the packs of an object cache', () => {
     // the first copy of each object, stored as it was: the same delta base, or whole
     expect(await entriesOf(join(packDir(gitdir), pack!.name.replace(/\.pack$/, '.idx')))).toEqual(before);
     await runGit({ args: ['--git-dir', gitdir, 'fsck', '--strict', '--no-dangling'] });
+  });
+
+  it('looks at no pack while the cache holds at most maxPacks: every publication calls it, a merge is rare', async () => {
+    const gitdir = await bareRepository();
+    for (let round = 0; round < 3; round++) {
+      const store = createObjectStore();
+      store.add('blob', Buffer.from(`window ${round}\n`));
+      await installPack({ gitdir, ...(await encodePack({ store })) });
+    }
+    const looks = [jest.spyOn(fs.promises, 'stat'), jest.spyOn(fs.promises, 'readFile')];
+
+    expect(await compactObjectCache({ gitdir, maxPacks: 3 })).toBe(0);
+
+    expect(looks.map((spy) => spy.mock.calls.length)).toEqual([0, 0]);
+    expect(await packsOf(gitdir)).toHaveLength(3);
   });
 
   it('merges nothing when a source does not read back whole: no damaged entry is carried into a pack with a valid checksum', async () => {
