@@ -62,20 +62,29 @@ export async function leanReadCache(gitdir: string): Promise<void> {
   for (const held of heldMaps(cache)) {
     for (const [key, loading] of held) {
       const index: unknown = await Promise.resolve(loading).catch(() => undefined);
-      if (!isParsedIndex(index) || held.get(key) !== loading) continue;
-      if (index.pack == null && index.offsets instanceof OidOffsetTable && isEmpty(index.offsetCache))
-        continue;
-      const offsets =
-        index.offsets instanceof OidOffsetTable ? index.offsets : OidOffsetTable.of(index.offsets.entries());
-      // isomorphic-git's GitPackIndex, made as its own fromIdx makes one: nothing loaded, nothing cached
-      const lean = new index.constructor({
-        offsets,
-        packfileSha: index.packfileSha,
-        getExternalRefDelta: index.getExternalRefDelta,
-        crcs: {},
-      });
-      held.set(key, Promise.resolve(lean));
+      if (typeof key !== 'string' || !isParsedIndex(index) || held.get(key) !== loading) continue;
+      if (index.pack == null && index.offsets instanceof OidOffsetTable) continue;
+      // a Map that cannot be made a table (a key that is no SHA-1) is parsed again if still needed
+      const lean = leanIndexOf(index);
+      if (lean) held.set(key, Promise.resolve(lean));
+      else held.delete(key);
     }
+  }
+}
+
+/** isomorphic-git's GitPackIndex, made as its own fromIdx makes one: nothing loaded, nothing cached. */
+function leanIndexOf(index: ParsedIndex): unknown {
+  try {
+    const offsets =
+      index.offsets instanceof OidOffsetTable ? index.offsets : OidOffsetTable.of(index.offsets);
+    return new index.constructor({
+      offsets,
+      packfileSha: index.packfileSha,
+      getExternalRefDelta: index.getExternalRefDelta,
+      crcs: {},
+    });
+  } catch {
+    return undefined;
   }
 }
 
@@ -89,7 +98,6 @@ type ParsedIndex = {
   packfileSha: string;
   getExternalRefDelta: unknown;
   pack?: unknown;
-  offsetCache?: object;
 };
 
 function isParsedIndex(value: unknown): value is ParsedIndex {
@@ -101,8 +109,6 @@ function isParsedIndex(value: unknown): value is ParsedIndex {
     typeof fields.constructor === 'function'
   );
 }
-
-const isEmpty = (object: object | undefined) => object === undefined || Object.keys(object).length === 0;
 
 /** The pack files whose index `cache` holds parsed (what a test checks the pruning by). */
 export function packsHeld(cache: object): string[] {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { forgetReadCache } from '../../../shared/git/kept-read-cache';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
-import { heldBytes } from '../../support/held-bytes';
+import { settledHeldBytes } from '../../support/held-bytes';
 import { fsck, type GitWorld, startGitWorld } from './git-fixture';
 
 const FILES = 2_000;
@@ -66,9 +66,9 @@ test('given a branch published to, then its kept read cache holds its pack index
   });
 
   const [name] = await readdir(cacheDir);
-  const withCache = heldBytes();
+  const withCache = await settledHeldBytes();
   forgetReadCache(join(cacheDir, name!));
-  const kept = withCache - heldBytes();
+  const kept = withCache - (await settledHeldBytes());
 
   const packs = await packsOf(cacheDir);
   // what keeping the packs would hold: a test that could not tell is no test
