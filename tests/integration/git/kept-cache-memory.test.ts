@@ -15,7 +15,7 @@ import { settledHeldBytes } from '../../support/held-bytes';
 import { fsck, type GitWorld, startGitWorld } from './git-fixture';
 
 const FILES = 2_000;
-/** A parsed index kept as a table: a SHA-1 and an offset, 28 bytes an object, with room. */
+/** A parsed index kept as a table: a SHA-1, its first four bytes and an offset, 32 bytes an object, with room. */
 const KEPT_PER_OBJECT = 40;
 /** What the heap holds besides moves by some tens of KB between two measures. */
 const NOISE = 128 * 1024;

@@ -16,7 +16,7 @@ import { runGit } from '../../support/git/run-git';
 import { settledHeldBytes } from '../../support/held-bytes';
 
 const OBJECTS = 3_000;
-/** A parsed index kept as a table: a SHA-1 and an offset, 28 bytes an object, with room. */
+/** A parsed index kept as a table: a SHA-1, its first four bytes and an offset, 32 bytes an object, with room. */
 const KEPT_PER_OBJECT = 40;
 /** What the heap holds besides moves by some tens of KB between two measures. */
 const NOISE = 96 * 1024;
