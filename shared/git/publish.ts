@@ -8,7 +8,7 @@ import { readCommitSummary } from './commit-summaries';
 import type { GitCredentials } from './credentials';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
-import { forgetReadCache, keptReadCache } from './kept-read-cache';
+import { forgetReadCache, keptReadCache, leanReadCache } from './kept-read-cache';
 import { type ObjectStore, openSpillingObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
@@ -238,14 +238,17 @@ type Attempts = Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
 /**
  * The attempts, each building into an object store spilled beside the branch's cache: an attempt's
  * store is closed when the next one opens its own, and the last whatever the way out (published,
- * refused, failed, out of time), so no spill file outlives its publication.
+ * refused, failed, out of time), so no spill file outlives its publication. The read cache they
+ * read through keeps only its parsed indexes after them (`leanReadCache`): a worker holds the
+ * packs of the branch it is publishing to, not of every branch it published to.
  */
 async function publishAttempts(args: Attempts): Promise<PublishResult> {
-  const spilled: { store?: ObjectStore } = {};
+  const spilled: { store?: ObjectStore; readFrom?: string } = {};
   try {
     return await attemptsOf({ ...args, spilled });
   } finally {
     await spilled.store?.close();
+    if (spilled.readFrom) await leanReadCache(spilled.readFrom);
   }
 }
 
@@ -264,7 +267,7 @@ async function attemptsOf({
   signer,
   cacheDir,
   spilled,
-}: Attempts & { spilled: { store?: ObjectStore } }): Promise<PublishResult> {
+}: Attempts & { spilled: { store?: ObjectStore; readFrom?: string } }): Promise<PublishResult> {
   const ids = writes.map((w) => w.id);
   let lastMove = '';
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
@@ -299,6 +302,7 @@ async function attemptsOf({
     // where the branch is before this push: what the compare-and-swap and the probes expect
     const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
+    spilled.readFrom = gitdir;
     // the cache that read the fetched tip, else the branch's kept one: pack indexes parsed once
     const cache = obtained?.cache ?? (await keptReadCache(gitdir));
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
