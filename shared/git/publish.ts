@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import { z } from 'zod';
 import { buildCommits } from './build-commits';
@@ -9,6 +8,7 @@ import type { GitCredentials } from './credentials';
 import { GitPublishInputInvalid, GitStepTimedOut, GitTipMoved } from './errors';
 import { findLandedWrites } from './find-landed-writes';
 import { forgetReadCache, keptReadCache, leanReadCache } from './kept-read-cache';
+import { readingFs } from './known-objects';
 import { type ObjectStore, openSpillingObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
@@ -356,7 +356,7 @@ async function attemptsOf({
       readTree,
       readBlob: async (oid) => {
         try {
-          return (await git.readBlob({ fs, gitdir, oid, cache })).blob;
+          return (await git.readBlob({ fs: readingFs(gitdir), gitdir, oid, cache })).blob;
         } catch (error) {
           if (error instanceof git.Errors.NotFoundError) throw new BlobMissing(oid);
           throw error;

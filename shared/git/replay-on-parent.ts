@@ -1,8 +1,8 @@
-import * as fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import { readCheckedCommit } from './checked-objects';
 import { readCommitSummary, rememberCommit } from './commit-summaries';
 import { formatCommit } from './format-commit';
+import { readingFs } from './known-objects';
 import type { ObjectStore } from './object-store';
 import type { CommitSigner } from './signing/commit-signer';
 import { signCommit } from './signing/sign-commit';
@@ -58,7 +58,7 @@ export async function replayOnParent({
   }
   if (own.length === 0 || fork === null || fork === onto) return undefined;
   const held = await git
-    .isDescendent({ fs, gitdir, oid: onto, ancestor: fork, depth, cache })
+    .isDescendent({ fs: readingFs(gitdir), gitdir, oid: onto, ancestor: fork, depth, cache })
     .catch(() => false);
   if (!held) return undefined;
 

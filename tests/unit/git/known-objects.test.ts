@@ -10,6 +10,7 @@ import {
   keepFetchedObjects,
   keepPushedCommit,
   knownObjectCount,
+  readingFs,
 } from '../../../shared/git/known-objects';
 import type { PackObject } from '../../../shared/git/unpack-objects';
 import { runGit } from '../../support/git/run-git';
@@ -96,4 +97,22 @@ it('forgets what a folder holds when it starts again or a read through it failed
 
   expect(knownObjectCount(gitdir)).toBe(0);
   await expect(readCheckedTree(gitdir, tree.oid, {})).rejects.toThrow(git.Errors.NotFoundError);
+});
+
+it("answers isomorphic-git's probe for a promise file system with one error, not a new one each call", async () => {
+  // isomorphic-git calls `readFile()` without a path twice for each of its calls (`isPromiseFs`,
+  // index.cjs `bindFs`) to learn whether it returns promises; node's builds a TypeError each time
+  for (const known of [false, true]) {
+    if (known) {
+      const fetched = keepFetchedObjects(gitdir);
+      fetched.visit(visited('tree', treeBytes([{ mode: '100644', name: 'a.yaml', oid: blobOid }])));
+      fetched.keep();
+    }
+    const { promises } = readingFs(gitdir) as git.PromiseFsClient;
+    const probe = () =>
+      (promises.readFile as (path?: string) => Promise<unknown>)().catch((error: unknown) => error);
+    const first = await probe();
+    expect(first).toBeInstanceOf(TypeError);
+    expect(await probe()).toBe(first);
+  }
 });
