@@ -39,6 +39,7 @@ export async function buildCommits({
   maxObjectBytes = Number.POSITIVE_INFINITY,
   readBlob,
   signer,
+  viewScope,
 }: {
   base: string | null;
   baseTree: string | null;
@@ -54,6 +55,8 @@ export async function buildCommits({
    */
   readBlob?: ReadBlob;
   signer?: CommitSigner | undefined;
+  /** Whose kept tree views to use (`createTreeEditor`): the branch's object cache. */
+  viewScope?: string;
 }): Promise<BuiltCommits> {
   const reading = writes.some((write) => write.operations.some(readsContent));
   const written = new Map<string, Buffer>();
@@ -73,7 +76,12 @@ export async function buildCommits({
         close: () => store.close(),
       }
     : store;
-  const editor = createTreeEditor({ rootTree: baseTree, readTree, store: editorStore });
+  const editor = createTreeEditor({
+    rootTree: baseTree,
+    readTree,
+    store: editorStore,
+    ...(viewScope === undefined ? {} : { viewScope }),
+  });
   const contentOf = async (oid: string): Promise<Uint8Array> => {
     const held = written.get(oid);
     if (held) return held;

@@ -346,6 +346,7 @@ async function attemptsOf({
     const buildBase = replayed?.head ?? base;
     const baseTree = replayed?.tree ?? (base ? (await readCommitSummary(gitdir, base, cache)).tree : null);
     const built = await buildCommits({
+      viewScope: gitdir,
       base: buildBase,
       baseTree,
       writes,

@@ -63,7 +63,7 @@ export async function replayOnParent({
   if (!held) return undefined;
 
   const ontoTree = (await readCommitSummary(gitdir, onto, cache)).tree;
-  const editor = createTreeEditor({ rootTree: ontoTree, readTree, store });
+  const editor = createTreeEditor({ rootTree: ontoTree, readTree, store, viewScope: gitdir });
   let head = onto;
   let tree = ontoTree;
   for (const oid of own) {

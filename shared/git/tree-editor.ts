@@ -51,8 +51,11 @@ const newDir = (oid: string | null, entries: Map<string, Node> | null = null): D
 });
 
 /**
- * Views kept between publications, by root tree SHA (a view is taken out while an editor uses it).
- * A view holds a tree's content only, so any repository holding that tree can use it.
+ * Views kept between publications, by the branch that built them (its object cache) and root tree
+ * SHA; a view is taken out while an editor uses it. Keyed by the tree alone, two branches holding
+ * the same folders (a repository mirrored to two remotes, a pull request's branch beside its
+ * base) took each other's: the first to publish took the view, the other read every folder on its
+ * paths again.
  */
 const KEPT_VIEWS = 4;
 /** How many folders a walk reads at once. */
@@ -69,13 +72,17 @@ export function createTreeEditor({
   rootTree,
   readTree,
   store,
+  viewScope = '',
 }: {
   rootTree: string | null;
   readTree: ReadTree;
   store: ObjectStore;
+  /** Whose kept views these are: the branch's object cache. */
+  viewScope?: string;
 }): TreeEditor {
-  const kept = rootTree === null ? undefined : keptViews.get(rootTree);
-  if (rootTree !== null) keptViews.delete(rootTree);
+  const viewKey = (tree: string) => `${viewScope}\n${tree}`;
+  const kept = rootTree === null ? undefined : keptViews.get(viewKey(rootTree));
+  if (rootTree !== null) keptViews.delete(viewKey(rootTree));
   const root: Dir = kept ?? newDir(rootTree, rootTree ? null : new Map());
 
   async function load(dir: Dir): Promise<Map<string, Node>> {
@@ -277,8 +284,8 @@ export function createTreeEditor({
     },
     keep() {
       if (root.dirty || root.oid === null) return;
-      keptViews.delete(root.oid);
-      keptViews.set(root.oid, root);
+      keptViews.delete(viewKey(root.oid));
+      keptViews.set(viewKey(root.oid), root);
       for (const oldest of keptViews.keys()) {
         if (keptViews.size <= KEPT_VIEWS) break;
         keptViews.delete(oldest);

@@ -174,3 +174,38 @@ describe('a snapshot with 1% changed on a large tree', () => {
     expect(store.size).toBe(0);
   });
 });
+
+describe('two branches holding the same folders (a repository mirrored to two remotes)', () => {
+  it('each keep a view of their own: neither reads the folders on its paths again after the other published', async () => {
+    const first = await publishFirst();
+    const { trees } = first;
+    /** The same write on `branch`: the same folders as the other branch's, so the same root tree. */
+    const publishOn = async (branch: string, base: { head: string; tree: string }, version: number) => {
+      const store = createObjectStore();
+      const built = await buildCommits({
+        viewScope: branch,
+        base: base.head,
+        baseTree: base.tree,
+        writes: [aWrite({ files: { [pathOf(0)]: contentOf(0, version) } })],
+        readTree: trees.readTree,
+        store,
+      });
+      if (built.kind !== 'built') throw new Error(built.cause);
+      await trees.remember(store);
+      const commit = (await storedObjects(store)).find(([oid]) => oid === built.head)![1];
+      const text = inflateSync(commit.deflated).toString('utf8');
+      return { head: built.head!, tree: text.slice('tree '.length, 'tree '.length + 40) };
+    };
+    const a = await publishOn('a', first, 1);
+    const b = await publishOn('b', first, 1);
+    expect(b.tree).toBe(a.tree);
+    const read = trees.reads;
+
+    // each branch's next write starts from its own kept view of that root: with views kept by the
+    // root alone, the first to publish took the only one, and the other read its paths again
+    await publishOn('a', a, 2);
+    await publishOn('b', b, 2);
+
+    expect(trees.reads).toBe(read);
+  });
+});
