@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { keepLatest } from './keep-latest';
 import { forgetKnownObjects } from './known-objects';
 import { OidOffsetTable } from './oid-offset-table';
 
@@ -18,12 +19,7 @@ const kept = new Map<string, object>();
  */
 export async function keptReadCache(gitdir: string): Promise<object> {
   const cache = kept.get(gitdir) ?? {};
-  kept.delete(gitdir);
-  kept.set(gitdir, cache);
-  for (const oldest of kept.keys()) {
-    if (kept.size <= KEPT_FOLDERS) break;
-    kept.delete(oldest);
-  }
+  keepLatest(kept, gitdir, cache, KEPT_FOLDERS);
   const packDir = join(gitdir, 'objects', 'pack');
   const present = new Set(
     (await readdir(packDir).catch(() => [] as string[])).map((name) => `${gitdir}/objects/pack/${name}`),

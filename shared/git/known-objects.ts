@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { FsClient } from 'isomorphic-git';
 import { objectHeader } from './blob-oid';
+import { keepLatest } from './keep-latest';
 import type { PackObject } from './unpack-objects';
 
 /** What the commits and folders kept from one fetch may hold, per object cache: the rest is read from its pack. */
@@ -14,9 +15,8 @@ const KEPT_CACHES = 4;
  * By object cache (its gitdir), objects it is known to hold, each as its header and bytes by SHA:
  * the commits and folders of its last fetch, and the last commit pushed from it.
  */
-type Known = { fetched: Map<string, Buffer>; pushed?: { oid: string; framed: Buffer } };
+type Known = { fetched: Map<string, Buffer>; pushed?: { oid: string; framed: Buffer }; fs: FsClient };
 const kept = new Map<string, Known>();
-const servingFileSystems = new Map<string, FsClient>();
 
 const framedOf = (type: PackObject['type'], data: Buffer): Buffer => {
   const header = objectHeader(type, data.length);
@@ -27,13 +27,8 @@ const framedOf = (type: PackObject['type'], data: Buffer): Buffer => {
 };
 
 function known(gitdir: string): Known {
-  const entry = kept.get(gitdir) ?? { fetched: new Map() };
-  kept.delete(gitdir);
-  kept.set(gitdir, entry);
-  for (const oldest of kept.keys()) {
-    if (kept.size <= KEPT_CACHES) break;
-    forgetKnownObjects(oldest);
-  }
+  const entry = kept.get(gitdir) ?? { fetched: new Map(), fs: servingFs(gitdir) };
+  keepLatest(kept, gitdir, entry, KEPT_CACHES);
   return entry;
 }
 
@@ -75,7 +70,6 @@ export function keepPushedCommit(gitdir: string, oid: string, bytes: Buffer): vo
 /** Forgets what `gitdir` is known to hold: its folder starts again, or a read through it failed. */
 export function forgetKnownObjects(gitdir: string): void {
   kept.delete(gitdir);
-  servingFileSystems.delete(gitdir);
 }
 
 /** How many objects `gitdir` is known to hold (what a test checks the keeping by). */
@@ -91,13 +85,7 @@ export function knownObjectCount(gitdir: string): number {
  * against its SHA and parses it with its own rules, as it would a loose object on disk.
  */
 export function readingFs(gitdir: string): FsClient {
-  if (!kept.has(gitdir)) return probedFs;
-  let serving = servingFileSystems.get(gitdir);
-  if (!serving) {
-    serving = servingFs(gitdir);
-    servingFileSystems.set(gitdir, serving);
-  }
-  return serving;
+  return kept.get(gitdir)?.fs ?? probedFs;
 }
 
 function servingFs(gitdir: string): FsClient {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as git from 'isomorphic-git';
+import { keepLatest } from './keep-latest';
 import { forgetReadCache } from './kept-read-cache';
 import { endsWithItsSha1 } from './read-pack-index';
 
@@ -53,12 +54,7 @@ async function packIsWhole(dir: string, name: string): Promise<boolean> {
     if (foundWhole.get(packPath) === seen) return true;
     const whole = await readsWhole(idxPath, packPath, packFile.size);
     if (!whole) return false;
-    foundWhole.delete(packPath);
-    foundWhole.set(packPath, seen);
-    for (const oldest of foundWhole.keys()) {
-      if (foundWhole.size <= WHOLE_REMEMBERED) break;
-      foundWhole.delete(oldest);
-    }
+    keepLatest(foundWhole, packPath, seen, WHOLE_REMEMBERED);
     return true;
   } catch {
     return false;

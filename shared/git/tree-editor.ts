@@ -1,4 +1,5 @@
 import { blobOidOf, contentBytes } from './blob-oid';
+import { keepLatest } from './keep-latest';
 import type { ObjectStore } from './object-store';
 import { editedTree, type TreeNode, type TreeVersion, wholeTree } from './tree-versions';
 
@@ -284,12 +285,7 @@ export function createTreeEditor({
     },
     keep() {
       if (root.dirty || root.oid === null) return;
-      keptViews.delete(viewKey(root.oid));
-      keptViews.set(viewKey(root.oid), root);
-      for (const oldest of keptViews.keys()) {
-        if (keptViews.size <= KEPT_VIEWS) break;
-        keptViews.delete(oldest);
-      }
+      keepLatest(keptViews, viewKey(root.oid), root, KEPT_VIEWS);
     },
   };
 }

@@ -161,23 +161,18 @@ export function readPack({
       if (cached) return cached;
       if (depth > 10_000) throw new Error('delta chain too long');
       let data: Buffer;
-      let oid: string;
+      let framed: Buffer | undefined;
       if (entry.typeCode >= OFS_DELTA) {
         const base = baseOf(entry);
         if (!base) throw new Error('delta base missing from the pack');
         // the base first: reading it may inflate other entries over this one's instructions
         const baseData = dataOf(base, depth + 1);
         entry.type = base.type!;
-        const applied = applyDelta(baseData, storedBytes(entry), entry.type);
-        data = applied.data;
-        oid = entry.oid ?? framedOidOf(applied.framed);
-      } else {
-        data = storedBytes(entry);
-        oid = entry.oid ?? objectOidOf(entry.type!, data);
-      }
+        ({ framed, data } = applyDelta(baseData, storedBytes(entry), entry.type));
+      } else data = storedBytes(entry);
       if (!entry.oid) {
-        entry.oid = oid;
-        byOid?.set(oid, entry);
+        entry.oid = framed ? framedOidOf(framed) : objectOidOf(entry.type!, data);
+        byOid?.set(entry.oid, entry);
       }
       bases.set(entry.offset, data);
       return data;
