@@ -1,4 +1,4 @@
-import { open, rename, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PackPieces } from './encode-pack';
 
@@ -37,6 +37,22 @@ export async function installPack({
     await rename(temporary, join(dir, `pack-${packSha}.${ext}`));
   }
   return true;
+}
+
+/**
+ * Takes out a pack `installing` put in for a push that was not applied, once it is written (or has
+ * failed): its index first, as `installPack` puts it in last. A pack that was already there
+ * (`installing` resolved false) is someone else's and stays.
+ */
+export async function withdrawPack(
+  gitdir: string,
+  packSha: string,
+  installing: Promise<boolean>,
+): Promise<void> {
+  if (!(await installing.catch(() => false))) return;
+  const dir = join(gitdir, 'objects', 'pack');
+  await rm(join(dir, `pack-${packSha}.idx`), { force: true });
+  await rm(join(dir, `pack-${packSha}.pack`), { force: true });
 }
 
 /** Writes the pieces one after another as a new file, as they come, without joining them in memory. */

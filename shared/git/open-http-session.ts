@@ -1,14 +1,14 @@
 import { boundStep } from './bound-step';
 import { boundedHttp } from './bounded-http';
 import { readCheckedCommit } from './checked-objects';
-import { compactObjectCache } from './compact-object-cache';
+import { compactAfterPublication } from './compact-object-cache';
 import { authorizationHeader, fixedCredentials, type GitCredentials, sameAuth } from './credentials';
 import { discoverRefs } from './discover-refs';
 import { encodePack } from './encode-pack';
 import { GitHttpRefused } from './errors';
 import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
-import { installPack } from './install-pack';
+import { installPack, withdrawPack } from './install-pack';
 import { forgetReadCache, keptReadCache } from './kept-read-cache';
 import { keepFetchedObjects, keepPushedCommit } from './known-objects';
 import { objectCacheExists, openObjectCache } from './open-object-cache';
@@ -210,24 +210,40 @@ export function openHttpSession({
             refusedPush,
           ),
         );
-      let outcome = await send();
-      if (outcome.kind === 'httpStatus' && !discovered && (outcome.status === 404 || outcome.status < 400)) {
-        // a push guessed from the cache went to the configured URL, which may redirect (GitLab without
-        // `.git`): that POST was not applied, so find where the repository answers and send it there
-        const before = base;
-        await advertise({ step: 'probe' });
-        if (base !== before) outcome = await send();
+      const dir = await gitdir();
+      // the cache keeps what it pushes, blobs too: a later collection delete with a selector or a
+      // replica count reads the files it holds; offering this tip as a "have" tells the server not to
+      // send them back. It is written while the server takes the same bytes, and taken out again
+      // when the push is not applied: nothing in the cache names it before the push is acknowledged.
+      const installing = installPack({ gitdir: dir, ...encoded });
+      // awaited below on every way out; until then a failure must not count as unhandled
+      installing.catch(() => {});
+      let outcome: ReceivePackOutcome;
+      try {
+        outcome = await send();
+        if (
+          outcome.kind === 'httpStatus' &&
+          !discovered &&
+          (outcome.status === 404 || outcome.status < 400)
+        ) {
+          // a push guessed from the cache went to the configured URL, which may redirect (GitLab without
+          // `.git`): that POST was not applied, so find where the repository answers and send it there
+          const before = base;
+          await advertise({ step: 'probe' });
+          if (base !== before) outcome = await send();
+        }
+      } catch (error) {
+        await withdrawPack(dir, encoded.packSha, installing);
+        throw error;
       }
-      if (outcome.kind === 'ok') {
-        const dir = await gitdir();
-        // the cache keeps what it pushed, blobs too: a later collection delete with a selector or a
-        // replica count reads the files it holds; offering this tip as a "have" tells the server
-        // not to send them back
-        await installPack({ gitdir: dir, ...encoded });
-        if (headCommit) keepPushedCommit(dir, newOid, headCommit);
-        await pin(dir, name, newOid);
-        await compactObjectCache({ gitdir: dir });
+      if (outcome.kind !== 'ok') {
+        await withdrawPack(dir, encoded.packSha, installing);
+        return outcome;
       }
+      await installing;
+      if (headCommit) keepPushedCommit(dir, newOid, headCommit);
+      await pin(dir, name, newOid);
+      compactAfterPublication(dir);
       return outcome;
     },
   };

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as git from 'isomorphic-git';
+import { compactionSettled } from './compact-object-cache';
 import { keepLatest } from './keep-latest';
 import { forgetReadCache } from './kept-read-cache';
 import { endsWithItsSha1 } from './read-pack-index';
@@ -76,7 +77,7 @@ export const objectCacheExists = (args: { cacheDir: string; key: string }): Prom
  * Opens (creating it if needed) the bare object cache of one remote branch under `cacheDir`. What a
  * killed publication may leave half-written is never reused: temporary files are deleted, and a pack
  * without a whole index or with a truncated body makes the cache start again, cold.
- * `fresh` wipes the cache first.
+ * `fresh` wipes the cache first. A merge of its packs still running (`compactAfterPublication`) ends first.
  * `key` names the remote branch; the URL is kept out of the folder name.
  * Returns the cache's gitdir.
  */
@@ -93,6 +94,8 @@ export async function openObjectCache({
   fresh?: boolean;
 }): Promise<string> {
   const gitdir = objectCacheFolder({ cacheDir, key });
+  // a merge still running from the last publication writes and removes packs here
+  await compactionSettled(gitdir);
   if (fresh) {
     forgetReadCache(gitdir);
     await rm(gitdir, { recursive: true, force: true });

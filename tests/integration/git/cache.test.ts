@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { readdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
+import { compactionSettled } from '../../../shared/git/compact-object-cache';
 import { knownObjectCount } from '../../../shared/git/known-objects';
 import { objectCacheFolder } from '../../../shared/git/open-object-cache';
 import { publish } from '../../../shared/git/publish';
@@ -17,8 +18,10 @@ beforeAll(async () => {
 afterEach(() => world.proxy.reset());
 afterAll(() => world.stop());
 
+/** The cache's pack folder once the merge its last publication started (if any) has ended. */
 async function packsIn(cacheDir: string): Promise<string[]> {
   const [gitdir] = await readdir(cacheDir);
+  await compactionSettled(join(cacheDir, gitdir!));
   const dir = join(cacheDir, gitdir!, 'objects', 'pack');
   return (await readdir(dir)).map((name) => join(dir, name));
 }

@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
 import { runGit } from '../../support/git/run-git';
@@ -277,11 +279,12 @@ describe('a remote that fails', () => {
       preReceive: 'echo "GH006: Protected branch update failed for refs/heads/main." >&2; exit 1',
     });
 
+    const cacheDir = await world.cacheDir();
     const result = await publish({
       remote: { kind: 'http', url },
       branch: 'main',
       writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
-      cacheDir: await world.cacheDir(),
+      cacheDir,
       ...calm,
     });
 
@@ -289,6 +292,11 @@ describe('a remote that fails', () => {
       kind: 'rejected',
       cause: expect.stringContaining('GH006: Protected branch update failed'),
     });
+    // the pack written into the cache while the server took it is taken out again: the fetched one stays
+    const [cached] = await readdir(cacheDir);
+    expect(
+      (await readdir(join(cacheDir, cached!, 'objects', 'pack'))).filter((n) => n.endsWith('.pack')),
+    ).toHaveLength(1);
     expect(result).toEqual({ kind: 'rejected', cause: expect.stringContaining('pre-receive hook declined') });
     expect(
       world.proxy.requests.filter((r) => r.kind === 'push' && r.path.includes(gitdir.split('/').pop()!)),

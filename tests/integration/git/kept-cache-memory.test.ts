@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { compactionSettled } from '../../../shared/git/compact-object-cache';
 import { forgetReadCache } from '../../../shared/git/kept-read-cache';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
@@ -37,6 +38,7 @@ const filesOf = (n: number) =>
 
 async function packsOf(cacheDir: string): Promise<{ objects: number; bytes: number }> {
   const [name] = await readdir(cacheDir);
+  await compactionSettled(join(cacheDir, name!));
   const dir = join(cacheDir, name!, 'objects', 'pack');
   let objects = 0;
   let bytes = 0;

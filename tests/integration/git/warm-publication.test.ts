@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as git from 'isomorphic-git';
+import { compactionSettled } from '../../../shared/git/compact-object-cache';
 import { keptReadCache, packsHeld } from '../../../shared/git/kept-read-cache';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
@@ -129,6 +130,7 @@ describe('a publication on a warm branch (a steady stream)', () => {
       await git.readTree({ fs, gitdir: cached, oid: head, cache: await keptReadCache(cached) });
     }
     const cached = await cacheGitdir(cacheDir);
+    await compactionSettled(cached);
     const onDisk = (await readdir(join(cached, 'objects', 'pack')))
       .filter((name) => name.endsWith('.idx'))
       .map((name) => `${cached}/objects/pack/${name}`);

@@ -4,10 +4,11 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import { compactObjectCache } from '../../../shared/git/compact-object-cache';
+import { compactAfterPublication, compactObjectCache } from '../../../shared/git/compact-object-cache';
 import { encodePack } from '../../../shared/git/encode-pack';
 import { installPack } from '../../../shared/git/install-pack';
 import { createObjectStore } from '../../../shared/git/object-store';
+import { openObjectCache } from '../../../shared/git/open-object-cache';
 import { runGit } from '../../support/git/run-git';
 
 // A steady stream adds a small pack to its branch's object cache every window, and the cache merges
@@ -112,6 +113,44 @@ describe('merging the packs of an object cache', () => {
     expect(others).toEqual([]);
     // the first copy of each object, stored as it was: the same delta base, or whole
     expect(await entriesOf(join(packDir(gitdir), pack!.name.replace(/\.pack$/, '.idx')))).toEqual(before);
+    await runGit({ args: ['--git-dir', gitdir, 'fsck', '--strict', '--no-dangling'] });
+  });
+
+  it('merges after the publication has returned, and the next opening of the cache waits for the merge', async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), 'compact-object-cache-'));
+    const remote = 'https://git.example.invalid/r.git';
+    const cache = { cacheDir, key: `${remote}\nmain`, url: remote };
+    const gitdir = await openObjectCache(cache);
+    for (let round = 0; round < 10; round++) {
+      const store = createObjectStore();
+      store.add('blob', Buffer.from(`window ${round}\n`));
+      await installPack({ gitdir, ...(await encodePack({ store })) });
+    }
+    // the merge is held where it reads its first pack, and the opening's first look at the cache counted
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const readFile = fs.promises.readFile;
+    jest.spyOn(fs.promises, 'readFile').mockImplementation(async (...args: Parameters<typeof readFile>) => {
+      if (String(args[0]).endsWith('.pack')) await held;
+      return readFile(...args);
+    });
+    const stat = fs.promises.stat;
+    const looks = jest
+      .spyOn(fs.promises, 'stat')
+      .mockImplementation((...args: Parameters<typeof stat>) => stat(...args));
+
+    compactAfterPublication(gitdir);
+    const atReturn = fs.readdirSync(packDir(gitdir)).filter((name) => name.endsWith('.pack')).length;
+    const opening = openObjectCache(cache);
+    const looksWhileMerging = looks.mock.calls.length;
+    release();
+    await opening;
+
+    expect(atReturn).toBe(10);
+    expect(looksWhileMerging).toBe(0);
+    expect((await packsOf(gitdir)).length).toBeLessThan(10);
     await runGit({ args: ['--git-dir', gitdir, 'fsck', '--strict', '--no-dangling'] });
   });
 
