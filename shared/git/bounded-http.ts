@@ -1,4 +1,4 @@
-import nodeHttp from 'node:http';
+import nodeHttp, { type ClientRequest } from 'node:http';
 import nodeHttps from 'node:https';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { proxyAuthorization, proxyFor } from './http-proxy';
@@ -38,13 +38,15 @@ export function boundedHttp({
 }): HttpClient {
   async function request(req: GitHttpRequest): Promise<GitHttpResponse> {
     signal.throwIfAborted();
-    // the body's chunks are written as they are (no concatenated copy of a large pack)
+    const declared = req.headers?.['content-length'];
+    // a body of declared length goes out as it comes (a push's pack, while it is framed); any other
+    // is gathered first to declare its length, its chunks written as they are (no concatenated copy)
     const chunks: Uint8Array[] = [];
-    if (req.body) for await (const chunk of req.body) chunks.push(chunk);
-    const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+    if (req.body && declared === undefined) for await (const chunk of req.body) chunks.push(chunk);
     const url = new URL(req.url);
     const sent: Record<string, string> = { 'user-agent': GIT_USER_AGENT, ...req.headers, ...headers };
-    if (req.body) sent['content-length'] = String(length);
+    if (req.body && declared === undefined)
+      sent['content-length'] = String(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
     const proxy = proxyFor(url, env);
     const tunnel =
       proxy && url.protocol === 'https:' ? await openTunnel({ proxy, target: url, signal }) : undefined;
@@ -90,9 +92,49 @@ export function boundedHttp({
           body: body(),
         });
       });
+      if (req.body && declared !== undefined) {
+        writeDeclared(outgoing, req.body, Number(declared)).catch((error: unknown) =>
+          outgoing.destroy(error as Error),
+        );
+        return;
+      }
       for (const chunk of chunks) outgoing.write(chunk);
       outgoing.end();
     });
   }
   return { request };
 }
+
+/**
+ * Writes a body of declared length as its chunks come, waiting while the connection's buffer is
+ * full; stops when the request is gone (refused before reading it all, aborted). A body that does
+ * not come to its declared length fails the request rather than send what the server would read
+ * as another length.
+ */
+async function writeDeclared(
+  outgoing: ClientRequest,
+  body: AsyncIterable<Uint8Array>,
+  length: number,
+): Promise<void> {
+  let written = 0;
+  for await (const chunk of body) {
+    if (outgoing.destroyed) return;
+    written += chunk.byteLength;
+    if (written > length) break;
+    if (!outgoing.write(chunk)) await drainedOrClosed(outgoing);
+  }
+  if (outgoing.destroyed) return;
+  if (written !== length) throw new Error(`a request body of ${written} bytes where ${length} were declared`);
+  outgoing.end();
+}
+
+const drainedOrClosed = (outgoing: ClientRequest) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      outgoing.off('drain', done);
+      outgoing.off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done);
+    outgoing.on('close', done);
+  });

@@ -66,13 +66,14 @@ export const PACK_CHUNK_BYTES = 64 * 1024;
  * deflated (node's native zlib), so this only frames them: the same bytes go to receive-pack and
  * into the local cache. An object kept as a delta becomes an ofs-delta on its base, which the store
  * holds earlier, so the pack has it earlier. The objects framed are those the store holds now: one
- * added later is not in this pack.
+ * added later is not in this pack. `packBytes` is the pack's length, known before its bytes are
+ * framed: a push declares it and sends the pieces as they come.
  */
 export async function encodePack({
   store,
 }: {
   store: ObjectStore;
-}): Promise<{ pack: PackPieces; idx: Buffer; packSha: string }> {
+}): Promise<{ pack: PackPieces; packBytes: number; idx: Buffer; packSha: string }> {
   const count = store.size;
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
@@ -135,5 +136,5 @@ export async function encodePack({
       if (used > 0) yield chunk.subarray(0, used);
     },
   };
-  return { pack, idx, packSha: packHash.toString('hex') };
+  return { pack, packBytes: offset + packHash.length, idx, packSha: packHash.toString('hex') };
 }

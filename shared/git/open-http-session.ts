@@ -189,7 +189,7 @@ export function openHttpSession({
     },
     async push({ branch: name, oldOid, newOid, store, headCommit }) {
       const encoded = await encodePack({ store });
-      const { pack } = encoded;
+      const { pack, packBytes } = encoded;
       // a push refused for its credentials was not applied: sending it again is safe
       const refusedPush = (outcome: ReceivePackOutcome) =>
         outcome.kind === 'httpStatus' && outcome.outcome === 'authFailed';
@@ -205,6 +205,7 @@ export function openHttpSession({
                 oldOid,
                 newOid,
                 pack,
+                packBytes,
                 now: () => clock.now(),
               }),
             refusedPush,

@@ -26,6 +26,7 @@ export async function sendReceivePack({
   oldOid,
   newOid,
   pack,
+  packBytes,
   now = Date.now,
 }: {
   now?: () => number;
@@ -35,18 +36,24 @@ export async function sendReceivePack({
   oldOid: string | null;
   newOid: string;
   pack: PackPieces;
+  /** The pack's length: declared, so its pieces go out as they are framed (bounded-http.ts). */
+  packBytes: number;
 }): Promise<ReceivePackOutcome> {
   // no agent= capability: some hosts reject capabilities they did not advertise
-  const command = pktLine(`${oldOid ?? ZERO} ${newOid} ${ref}\0report-status side-band-64k\n`);
+  const commands = Buffer.concat([
+    pktLine(`${oldOid ?? ZERO} ${newOid} ${ref}\0report-status side-band-64k\n`),
+    Buffer.from('0000'),
+  ]);
   const res = await http.request({
     url: `${url}/git-receive-pack`,
     method: 'POST',
     headers: {
       'content-type': 'application/x-git-receive-pack-request',
       accept: 'application/x-git-receive-pack-result',
+      'content-length': String(commands.length + packBytes),
     },
     body: (async function* () {
-      yield Buffer.concat([command, Buffer.from('0000')]);
+      yield commands;
       yield* pack;
     })(),
   });
