@@ -113,7 +113,9 @@ export function openHttpSession({
   const pin = async (dir: string, name: string, oid: string) => {
     const ref = `refs/heads/${name}`;
     const current = await readLocalRef({ gitdir: dir, ref });
-    if (current !== oid) await updateLocalRef({ gitdir: dir, ref, oldOid: current, newOid: oid, clock });
+    // the cache's tip only remembers where the remote was (a pin lost to a power cut reads as no tip)
+    if (current !== oid)
+      await updateLocalRef({ gitdir: dir, ref, oldOid: current, newOid: oid, clock, durable: false });
   };
   const fetchInto = async (dir: string, name: string, tip: string) => {
     const known = await readLocalRef({ gitdir: dir, ref: `refs/heads/${name}` });

@@ -118,9 +118,8 @@ export async function openObjectCache({
   // every publication adds a small pack, and isomorphic-git searches them one by one: past a bound,
   // one cold fetch is cheaper than the search
   if (packs.size > MAX_PACKS) return openObjectCache({ cacheDir, key, url, fresh: true });
-  for (const name of packs) {
-    // refs and the shallow list may point into a broken pack: start the whole cache again, cold
-    if (!(await packIsWhole(packDir, name))) return openObjectCache({ cacheDir, key, url, fresh: true });
-  }
+  // refs and the shallow list may point into a broken pack: start the whole cache again, cold
+  const whole = await Promise.all([...packs].map((name) => packIsWhole(packDir, name)));
+  if (whole.includes(false)) return openObjectCache({ cacheDir, key, url, fresh: true });
   return gitdir;
 }

@@ -11,6 +11,8 @@ export type RefUpdate = { kind: 'updated' } | { kind: 'stale'; current: string |
  * (EEXIST: someone holds it; back off until `lockTimeoutMs`), compare the current value with
  * `oldOid` (null: must not exist), write + fsync the lock, rename it onto the ref.
  * isomorphic-git's writeRef ignores that lock and must never touch a shared repository.
+ * `durable: false` leaves out the fsync, for a ref that only remembers (an object cache's tip: lost
+ * or empty after a power cut, it is read as no tip, and the remote is asked).
  */
 export async function updateLocalRef({
   gitdir,
@@ -20,6 +22,7 @@ export async function updateLocalRef({
   clock,
   lockTimeoutMs = 1000,
   signal,
+  durable = true,
 }: {
   gitdir: string;
   ref: string;
@@ -29,6 +32,7 @@ export async function updateLocalRef({
   lockTimeoutMs?: number;
   /** Stops waiting for the lock (and never takes it afterwards) once this fires. */
   signal?: AbortSignal;
+  durable?: boolean;
 }): Promise<RefUpdate> {
   const refPath = join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
@@ -53,7 +57,7 @@ export async function updateLocalRef({
       return { kind: 'stale', current };
     }
     await lock.writeFile(`${newOid}\n`);
-    await lock.sync();
+    if (durable) await lock.sync();
     await lock.close();
     await rename(lockPath, refPath);
     return { kind: 'updated' };

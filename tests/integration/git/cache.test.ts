@@ -298,6 +298,33 @@ describe('the per-branch object cache', () => {
     await fsck(gitdir);
   });
 
+  it('reads a cache tip left empty (its write is not synced: a power cut can leave it so) as no tip, and asks the remote', async () => {
+    const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
+    const cacheDir = await world.cacheDir();
+    const remote = { kind: 'http' as const, url };
+    await publish({ remote, branch: 'main', writes: [aWrite({ files: { 'b.yaml': 'b\n' } })], cacheDir });
+    const [cached] = await readdir(cacheDir);
+    await truncate(join(cacheDir, cached!, 'refs', 'heads', 'main'), 0);
+    const seen = world.proxy.requests.length;
+
+    const result = await publish({
+      remote,
+      branch: 'main',
+      writes: [aWrite({ id: 'after', files: { 'c.yaml': 'c\n' } })],
+      cacheDir,
+    });
+
+    expect(result).toMatchObject({ kind: 'published', attempts: 1 });
+    // the listing, then the push (the objects are in the cache still): no guess from a tip it does not have
+    expect(world.proxy.requests.slice(seen).map((r) => r.kind)).toEqual(['refs', 'ls-refs', 'push']);
+    expect((await logOf(gitdir)).map((line) => line.slice(41))).toEqual([
+      'write after',
+      expect.any(String),
+      'seed',
+    ]);
+    await fsck(gitdir);
+  });
+
   it('drops a pack cut short (as a kill while writing leaves it) and fetches again', async () => {
     const { url, gitdir } = await world.repo({ files: { 'a.yaml': 'a\n' } });
     const cacheDir = await world.cacheDir();
