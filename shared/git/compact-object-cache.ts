@@ -86,8 +86,8 @@ export function compactAfterPublication(gitdir: string): void {
   const merge = (running.get(gitdir) ?? Promise.resolve())
     .then(() => compactObjectCache({ gitdir }))
     .then(
-      () => undefined,
-      () => undefined,
+      () => {},
+      () => {},
     )
     .finally(() => {
       if (running.get(gitdir) === merge) running.delete(gitdir);

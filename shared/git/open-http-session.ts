@@ -213,6 +213,17 @@ export function openHttpSession({
             refusedPush,
           ),
         );
+      /** The push, sent once more where the repository answers when a guessed URL was not it. */
+      const sendWhereItAnswers = async () => {
+        const outcome = await send();
+        if (outcome.kind !== 'httpStatus' || discovered || (outcome.status !== 404 && outcome.status >= 400))
+          return outcome;
+        // a push guessed from the cache went to the configured URL, which may redirect (GitLab without
+        // `.git`): that POST was not applied, so find where the repository answers and send it there
+        const before = base;
+        await advertise({ step: 'probe' });
+        return base !== before ? send() : outcome;
+      };
       const dir = await gitdir();
       // the cache keeps what it pushes, blobs too: a later collection delete with a selector or a
       // replica count reads the files it holds; offering this tip as a "have" tells the server not to
@@ -221,28 +232,13 @@ export function openHttpSession({
       const installing = installPack({ gitdir: dir, ...encoded });
       // awaited below on every way out; until then a failure must not count as unhandled
       installing.catch(() => {});
-      let outcome: ReceivePackOutcome;
+      let outcome: ReceivePackOutcome | undefined;
       try {
-        outcome = await send();
-        if (
-          outcome.kind === 'httpStatus' &&
-          !discovered &&
-          (outcome.status === 404 || outcome.status < 400)
-        ) {
-          // a push guessed from the cache went to the configured URL, which may redirect (GitLab without
-          // `.git`): that POST was not applied, so find where the repository answers and send it there
-          const before = base;
-          await advertise({ step: 'probe' });
-          if (base !== before) outcome = await send();
-        }
-      } catch (error) {
-        await withdrawPack(dir, encoded.packSha, installing);
-        throw error;
+        outcome = await sendWhereItAnswers();
+      } finally {
+        if (outcome?.kind !== 'ok') await withdrawPack(dir, encoded.packSha, installing);
       }
-      if (outcome.kind !== 'ok') {
-        await withdrawPack(dir, encoded.packSha, installing);
-        return outcome;
-      }
+      if (outcome.kind !== 'ok') return outcome;
       await installing;
       if (headCommit) keepPushedCommit(dir, newOid, headCommit);
       await pin(dir, name, newOid);
