@@ -18,6 +18,7 @@ export async function runActivity(
 ): Promise<'done' | 'aborted'> {
   const work = host.store.getActivity(workId);
   if (!work) return 'done';
+  host.engine.countDispatched('activityStarts');
   const generation = host.engine.workerGeneration();
   let event: HistoryEvent;
   try {

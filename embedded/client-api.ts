@@ -123,7 +123,10 @@ export function clientApi(host: HostContext) {
         store.putInstance({ ...row, status: 'Terminated', output: reason, updatedAt: now });
         return 'accepted' as const;
       });
-      if (outcome === 'accepted') host.log('info', 'OrchestrationTerminated', { instanceId, reason });
+      if (outcome === 'accepted') {
+        host.engine.countDispatched('terminations');
+        host.log('info', 'OrchestrationTerminated', { instanceId, reason });
+      }
       return outcome;
     },
     /** Deletes a finished instance and its history; returns how many were deleted (0 or 1). */

@@ -18,6 +18,7 @@ import {
 } from './azure-storage-costs';
 import { InstanceExistsError } from './instances';
 import type { Logger } from './log';
+import { emptySchedulerActions, type SchedulerAction, type SchedulerActions } from './scheduler-actions';
 import type { StoredMessage } from './store';
 
 export const ENGINE_SEMANTICS = ['exact', 'azure-storage', 'dts'] as const;
@@ -239,6 +240,10 @@ export interface Engine {
   countActivity(input: string, result: string): void;
   /** Counts an orchestration episode's work item. */
   countEpisode(episode: Parameters<typeof countEpisode>[1]): void;
+  /** The actions the Durable Task Scheduler would bill (dts); zero otherwise. */
+  actions: SchedulerActions;
+  /** Counts `count` actions of a kind the app was dispatched (dts). */
+  countDispatched(action: SchedulerAction, count?: number): void;
   /** Why the extension refuses this custom status, if it does. */
   customStatusError(customStatus: unknown): string | undefined;
   /** Checks a payload against the backend: refuses it (dts, throws) or counts it (azure-storage). */
@@ -264,6 +269,8 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
   const largePayloads: LargePayloadCounts = { messages: 0, properties: 0 };
   const storage = emptyStorageCounts();
   const counting = semantics === 'azure-storage';
+  const actions = emptySchedulerActions();
+  const billing = semantics === 'dts';
   const faithful = semantics !== 'exact';
   /** Client signals already held back once: each waits at most one batch, so none starves. */
   const heldBack = new Set<number>();
@@ -290,6 +297,10 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
     },
     countEpisode(episode) {
       if (counting) countEpisode(storage, episode);
+    },
+    actions,
+    countDispatched(action, count = 1) {
+      if (billing) actions[action] += count;
     },
     clientSignalDeliveries() {
       if (!faithful) return [0];

@@ -67,6 +67,7 @@ export async function runEntityBatch(
     result = failedBatch(host, name, key, current, ops, e.message);
   }
   host.log('debug', 'EntityBatchRan', { entity: entityId, operations: ops.length });
+  host.engine.countDispatched('entityOperations', ops.length);
   const woken = new Set<string>();
   const outbound: string[] = [];
   store.transaction(() => {

@@ -26,6 +26,7 @@ import { DEFAULT_SETTINGS, type HostSettings, readHostSettings } from './host-co
 import type { HostContext } from './host-context';
 import { functionLogRecord, type Logger, loggerFromEnv } from './log';
 import { startRpcServer } from './rpc-server';
+import type { SchedulerActions } from './scheduler-actions';
 import { openStore } from './store';
 import { startTimerTriggers } from './timer-triggers';
 
@@ -102,13 +103,15 @@ export interface HostHandle {
   functions: RegisteredFunction[];
   /** What was found queued at start (work left by a crash or an earlier stop). */
   recovered: { messages: number; activities: number; timers: number };
-  /** The engine semantics in force, its seed, and the payloads Azure Storage would move to blobs. */
+  /** The engine semantics in force, its seed, and what the backend would spend on the work. */
   engine: {
     semantics: EngineSemantics;
     seed: number;
     largePayloads: LargePayloadCounts;
     /** What the Azure Storage backend would have spent (azure-storage; zero in the other modes). */
     storage: StorageCounts;
+    /** The actions the Durable Task Scheduler would bill (dts; zero in the other modes). */
+    actions: SchedulerActions;
   };
   /** The local Event Hubs the app's Event Hubs triggers read (docs/embedded-host.md). */
   eventHubs: Pick<EventHubTriggers, 'publish'>;
@@ -289,6 +292,7 @@ export async function startHost(options: HostOptions): Promise<HostHandle> {
       seed: engine.seed,
       largePayloads: engine.largePayloads,
       storage: engine.storage,
+      actions: engine.actions,
     },
     eventHubs: { publish: (hub, partitionId, bodies) => eventHubs.publish(hub, partitionId, bodies) },
     async waitForIdle() {

@@ -31,7 +31,8 @@ import {
   orchestratorStateSchema,
   unwrapInput,
 } from './protocol';
-import type { InstanceRow } from './store';
+import { actionOfMessage } from './scheduler-actions';
+import type { InstanceRow, Message, StoredMessage } from './store';
 
 const MAX_EVENTS_PER_EPISODE = 1000;
 
@@ -113,7 +114,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
       rt,
       fx,
       consumed,
-      consumedMessages: queued.filter((m) => consumed.includes(m.id)).map((m) => JSON.stringify(m.message)),
+      ...consumedOf(queued, consumed),
       outcome: { kind: 'failed', error: `${VERSION_MISMATCH.errorType}: ${VERSION_MISMATCH.message}` },
       customStatus: undefined,
       past,
@@ -165,7 +166,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     rt,
     fx,
     consumed,
-    consumedMessages: queued.filter((m) => consumed.includes(m.id)).map((m) => JSON.stringify(m.message)),
+    ...consumedOf(queued, consumed),
     outcome,
     customStatus: state?.customStatus,
     past,
@@ -262,6 +263,8 @@ function commit(
     consumed: number[];
     /** The consumed messages as the backend would carry them. */
     consumedMessages: string[];
+    /** The consumed messages: what the backend dispatched to the app for this episode. */
+    dispatched: Message[];
     outcome: Outcome;
     customStatus: unknown;
     past: HistoryEvent[];
@@ -340,6 +343,11 @@ function commit(
   });
   if (!committed) return;
   countEpisode(host, r);
+  const continuing = inst.status === 'ContinuedAsNew';
+  for (const message of r.dispatched) {
+    const action = actionOfMessage(message, continuing);
+    if (action) host.engine.countDispatched(action);
+  }
   logOutcome(host, inst, outcome);
   host.armTimers(timers);
   host.queueActivities(activityIds);
@@ -375,6 +383,15 @@ function countEpisode(
     input: ends ? (ends.Input ?? ends.Result ?? null) : null,
     customStatus: r.customStatus === undefined ? null : JSON.stringify(r.customStatus),
   });
+}
+
+/** The messages an episode took, as stored and as the backend would carry them. */
+function consumedOf(
+  queued: StoredMessage[],
+  consumed: number[],
+): { dispatched: Message[]; consumedMessages: string[] } {
+  const dispatched = queued.filter((m) => consumed.includes(m.id)).map((m) => m.message);
+  return { dispatched, consumedMessages: dispatched.map((m) => JSON.stringify(m)) };
 }
 
 function logOutcome(host: HostContext, inst: InstanceRow, outcome: Outcome): void {

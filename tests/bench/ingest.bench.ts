@@ -18,7 +18,10 @@
  *    default 20) on a host in the `azure-storage` faithful mode, which counts the queue, table and
  *    blob requests and payload bytes DurableTask.AzureStorage would spend
  *    (embedded/azure-storage-costs.ts), per accepted batch, beside the least a durable design needs:
- *    one queue message and one row, each carrying the batch's signal.
+ *    one queue message and one row, each carrying the batch's signal. And on the Durable Task
+ *    Scheduler: the same load on a host in the `dts` mode, which counts the actions the scheduler
+ *    bills (embedded/scheduler-actions.ts), per accepted batch, beside the least: the batch's
+ *    signal, one entity operation.
  * 4. Change-to-pushed latency p50/p99 with a 1 s idle window and no push cooldown (goal p99 ≤
  *    idle window + 1 s): one change at a time, timed until the remote branch holds its commit.
  */
@@ -29,6 +32,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { type StorageCounts, storageRequests } from '../../embedded/azure-storage-costs';
+import { type SchedulerActions, schedulerActionTotal } from '../../embedded/scheduler-actions';
 import { startCompiledApp } from './compiled-app';
 import { report } from './figures';
 import { auditEvent } from './ingest-load';
@@ -115,22 +119,36 @@ async function baselineRun(): Promise<{ eventsPerSecond: number; cpuPerThousand:
   }
 }
 
-interface StorageCost {
+interface BackendCost {
   batches: number;
   counts: StorageCounts;
+  actions: SchedulerActions;
   /** Mean bytes of the client signals the batches sent. */
   signalBytes: number;
 }
 
-/** The load on a fresh host in the azure-storage mode: what the backend would spend on it. */
-async function storageCostRun(): Promise<StorageCost> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ks-bench-storage-'));
+/** How many files the remote's main branch holds (0 before its first commit). */
+async function filesOn(remote: string): Promise<number> {
+  const listed = await run('git', [`--git-dir=${remote}`, 'ls-tree', '-r', '--name-only', 'main'], {
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch(() => ({ stdout: '' }));
+  return listed.stdout.split('\n').filter((line) => line !== '').length;
+}
+
+/**
+ * The load on a fresh host in a faithful mode: what the backend would spend on it (`azure-storage`:
+ * its storage requests and bytes; `dts`: the actions the Durable Task Scheduler bills), counted from
+ * the first request until the branch holds every change and the host is idle: the publications and
+ * the windows' timers included.
+ */
+async function backendCostRun(semantics: 'azure-storage' | 'dts'): Promise<BackendCost> {
+  const dataDir = mkdtempSync(join(tmpdir(), `ks-bench-${semantics}-`));
   const bulkRemote = join(dataDir, 'bulk.git');
   await run('git', ['init', '-q', '--bare', '-b', 'main', bulkRemote]);
   const host = await startCompiledApp({
     dataDir,
     activityThreads: Number(process.env.ACTIVITY_THREADS ?? 1),
-    semantics: 'azure-storage',
+    semantics,
     config: {
       repositories: [{ name: 'bulk', url: bulkRemote }],
       targets: [{ name: 'bulk', repository: 'bulk', branch: 'main', path: '.' }],
@@ -145,10 +163,19 @@ async function storageCostRun(): Promise<StorageCost> {
       signal(name, key, operation, input);
     };
     const { accepted } = await postLoad(`${host.url}/api/v1/targets/bulk/audit`, STORAGE_BATCHES);
+    // every event names an object of its own: the load is published when the branch holds them all
+    // (the last window closes on its idle timer, which an idle host does not wait for)
+    const deadline = performance.now() + 60_000;
+    while ((await filesOn(bulkRemote)) < accepted) {
+      if (performance.now() > deadline)
+        throw new Error(`${semantics}: the load was not published within 60 s`);
+      await sleep(200);
+    }
     await host.waitForIdle();
     return {
       batches: accepted / BATCH_SIZE,
       counts: structuredClone(host.engine.storage),
+      actions: structuredClone(host.engine.actions),
       signalBytes: signals.reduce((a, b) => a + b, 0) / Math.max(1, signals.length),
     };
   } finally {
@@ -264,7 +291,8 @@ async function main(): Promise<void> {
   latencies.sort((a, b) => a - b);
   await host.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  const storage = await storageCostRun();
+  const storage = await backendCostRun('azure-storage');
+  const scheduler = await backendCostRun('dts');
   const baselineAfter = await baselineRun();
   const baselineRate = (baselineBefore.eventsPerSecond + baselineAfter.eventsPerSecond) / 2;
   const baselineCpu = (baselineBefore.cpuPerThousand + baselineAfter.cpuPerThousand) / 2;
@@ -337,6 +365,20 @@ async function main(): Promise<void> {
     baseline: null,
     goal: '<= 16 KB',
     met: meanState <= 16,
+  });
+  const perScheduled = (n: number) => n / scheduler.batches;
+  const kinds = Object.entries(scheduler.actions)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${perScheduled(n).toFixed(2)} ${kind}`);
+  console.log(
+    `ingest, Durable Task Scheduler: ${scheduler.batches} batches; actions per batch: ${kinds.join(', ')}`,
+  );
+  report({
+    figure: 'ingest, Durable Task Scheduler: actions per accepted batch',
+    value: perScheduled(schedulerActionTotal(scheduler.actions)),
+    baseline: { what: 'the signal, one entity operation', value: 1 },
+    goal: '—',
+    met: null,
   });
   report({
     figure: 'change-to-pushed latency p50, 1 s idle window (ms)',
