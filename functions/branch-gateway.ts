@@ -3,7 +3,7 @@ import type { DurableClient } from 'durable-functions';
 import * as df from 'durable-functions';
 import { type DriverInput, driverStart } from '../shared/app/driver/driver-input';
 import type { BranchEntityState } from '../shared/app/entity/branch-operations';
-import { type BranchGateway, cachedBranchReader } from '../shared/app/http/branch-gateway';
+import { type BranchGateway, cachedBranchReader, coalescedWakes } from '../shared/app/http/branch-gateway';
 import {
   BRANCH_DRIVER,
   BRANCH_ENTITY,
@@ -18,6 +18,7 @@ const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
 const WITHDRAW_WAIT_MS = 20_000;
 
 const readCached = cachedBranchReader({ nowMs: () => Date.now() });
+const wakeTogether = coalescedWakes();
 
 /** The branch entity's stored state, read now (uncached). */
 export async function readBranchState(
@@ -54,17 +55,19 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
 
     signal: (branchKey, operation, input) => client.signalEntity(entity(branchKey), operation, input),
 
-    async ensureDriver(input) {
-      const instanceId = driverInstanceId(input.branchKey);
-      // The client answers a wake to an instance that has ended (HTTP 410) as if it were delivered
-      // (durable-functions DurableClient.raiseEvent: `case 410: return`), and a driver ends when
-      // code of another version meets it: after waking, look, and start it again if it has ended.
-      await client.raiseEvent(instanceId, WAKE_EVENT, null).catch((error: unknown) => {
-        // Never started (or purged): started below.
-        if (!String(error).includes('No instance with ID')) throw error;
-      });
-      await reviveDriver(client, input);
-    },
+    ensureDriver: (input) =>
+      wakeTogether(input.branchKey, async () => {
+        const instanceId = driverInstanceId(input.branchKey);
+        // The client answers a wake to an instance that has ended (HTTP 410) as if it were delivered
+        // (durable-functions DurableClient.raiseEvent: `case 410: return`), and a driver ends when
+        // code of another version meets it: after waking, look, and start it again if it has ended.
+        await client.raiseEvent(instanceId, WAKE_EVENT, null).catch((error: unknown) => {
+          // Never started (or purged): started below.
+          if (!String(error).includes('No instance with ID')) throw error;
+        });
+        await reviveDriver(client, input);
+        readCached.forget(input.branchKey);
+      }),
 
     async driverHistory(branchKey) {
       const status = await client

@@ -222,6 +222,12 @@ async function main(): Promise<void> {
     },
   });
   let entityOperations = 0;
+  let driverWakes = 0;
+  const raise = host.client.raiseEvent.bind(host.client);
+  host.client.raiseEvent = (instanceId, name, data) => {
+    if (name === 'wake') driverWakes++;
+    return raise(instanceId, name, data);
+  };
   const signal = host.client.signalEntity.bind(host.client);
   host.client.signalEntity = (name, key, operation, input) => {
     if (name === 'branch') entityOperations++;
@@ -245,6 +251,7 @@ async function main(): Promise<void> {
     items: [auditEvent(0, 'warmup')],
   });
   entityOperations = 0;
+  driverWakes = 0;
 
   const cpuBefore = process.cpuUsage();
   const mainBefore = mainThreadCpuMs();
@@ -255,6 +262,7 @@ async function main(): Promise<void> {
   const mainAfter = mainThreadCpuMs();
   const eventsPerSecond = accepted / seconds;
   const operationsPerBatch = entityOperations / BATCHES;
+  const wakesPerBatch = driverWakes / BATCHES;
   await host.waitForIdle();
 
   const head = async () =>
@@ -335,6 +343,13 @@ async function main(): Promise<void> {
     baseline: null,
     goal: '1',
     met: operationsPerBatch <= 1,
+  });
+  report({
+    figure: 'ingest: driver wakes per accepted batch',
+    value: wakesPerBatch,
+    baseline: null,
+    goal: '—',
+    met: null,
   });
   const per = (n: number) => n / storage.batches;
   const { queue, table, blob } = storage.counts;

@@ -21,9 +21,20 @@ export interface BranchGateway {
   driverHistory(branchKey: string): Promise<unknown[] | undefined>;
 }
 
+/** A branch's state read through a cache; `forget` makes the next read of a branch fresh. */
+export interface CachedBranchReader {
+  (
+    branchKey: string,
+    read: (branchKey: string) => Promise<BranchEntityState | undefined>,
+  ): Promise<BranchEntityState | undefined>;
+  forget(branchKey: string): void;
+}
+
 /**
  * Reads a branch's state through a cache of at most `maxAgeMs` per branch, so admission under
- * load costs one entity read a second, not one a request (docs/architecture.md, "Admit").
+ * load costs one entity read a second, not one a request (docs/architecture.md, "Admit"). The
+ * gateway forgets a branch once it has woken its driver: the window that wake was for is then
+ * likely recorded, and admits that see it open need no wake of their own.
  */
 export function cachedBranchReader({
   maxAgeMs = 1000,
@@ -31,17 +42,43 @@ export function cachedBranchReader({
 }: {
   maxAgeMs?: number;
   nowMs: () => number;
-}): (
-  branchKey: string,
-  read: (branchKey: string) => Promise<BranchEntityState | undefined>,
-) => Promise<BranchEntityState | undefined> {
+}): CachedBranchReader {
   const cache = new Map<string, { atMs: number; state: Promise<BranchEntityState | undefined> }>();
-  return (branchKey, read) => {
+  const cached = (branchKey: string, read: (branchKey: string) => Promise<BranchEntityState | undefined>) => {
     const hit = cache.get(branchKey);
     if (hit && nowMs() - hit.atMs < maxAgeMs) return hit.state;
     const state = read(branchKey);
     cache.set(branchKey, { atMs: nowMs(), state });
     state.catch(() => cache.delete(branchKey));
     return state;
+  };
+  return Object.assign(cached, { forget: (branchKey: string) => void cache.delete(branchKey) });
+}
+
+/**
+ * Wakes a branch's driver for callers that each need a wake sent after they asked (their signal is
+ * acknowledged, and the driver must plan after it), sharing one wake among those who ask together:
+ * while a wake is on its way, every caller that asks waits for the one wake sent after it returns.
+ * So each caller's wake is sent after its own call, as if it had sent it, and a burst of requests
+ * to one branch sends two wakes, not one each (each wake costs the driver an episode, a plan and the
+ * event on the backend).
+ */
+export function coalescedWakes(): (branchKey: string, wake: () => Promise<void>) => Promise<void> {
+  const branches = new Map<string, { sending: Promise<void>; next?: Promise<void> }>();
+  const send = (branchKey: string, wake: () => Promise<void>): Promise<void> => {
+    const sending = wake().finally(() => {
+      if (branches.get(branchKey)?.sending === sending) branches.delete(branchKey);
+    });
+    branches.set(branchKey, { sending });
+    return sending;
+  };
+  return (branchKey, wake) => {
+    const branch = branches.get(branchKey);
+    if (!branch) return send(branchKey, wake);
+    branch.next ??= branch.sending.then(
+      () => send(branchKey, wake),
+      () => send(branchKey, wake),
+    );
+    return branch.next;
   };
 }
