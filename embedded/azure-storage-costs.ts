@@ -15,6 +15,8 @@
  *   then merges the instance row (1222), which copies the input inline or the blob's URL (1275-1294);
  *   a property over 60 KB of UTF-16 is uploaded to a blob (52, 1296-1326, 1480-1482); the previous
  *   execution's blobs are deleted after a continue-as-new (947-952).
+ * - ATS 403-442: a client's status read (and the extension's read of an entity's state) is one query
+ *   of the Instances table, with a download for each property kept in a blob.
  * - ASO 1600-1633: an activity's work item adds its result to the control queue and deletes its
  *   message from the work-item queue.
  * - MessageManager.cs 43, 103-115, 294: a queue message over 45 KB goes to a blob, the message
@@ -119,6 +121,16 @@ function countHistoryRead(c: StorageCounts, properties: string[]): void {
     c.bytesRead += utf8(p);
     if (!inTable(p)) c.blob.download++;
   }
+}
+
+/**
+ * A client's read of an instance's row: its status, or an entity's state (the extension reads it
+ * from the row's input, the SchedulerState). One query of the Instances table, and a download for
+ * each property the row keeps in a blob (ATS 403-442, FetchInstanceStatusInternalAsync, and
+ * ConvertFromAsync).
+ */
+export function countInstanceRead(c: StorageCounts, properties: string[]): void {
+  countHistoryRead(c, properties);
 }
 
 /** New history rows in transactions with the sentinel; `properties` are their variable-size values. */

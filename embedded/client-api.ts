@@ -2,7 +2,7 @@
  * The durable client operations the extension's local RPC API offers (start, status, events,
  * terminate, purge, entities, list). Each acknowledged change is committed before it returns.
  */
-import { signalAsStored } from './engine-semantics';
+import { entityStateAsStored, signalAsStored } from './engine-semantics';
 import type { HostContext } from './host-context';
 import { createInstance, InstanceExistsError } from './instances';
 import { EventType, entitySchedulerId, eventTypeName, type HistoryEvent, isTerminal } from './protocol';
@@ -67,9 +67,14 @@ export function clientApi(host: HostContext) {
       options: { showHistory?: boolean; showHistoryOutput?: boolean; showInput?: boolean } = {},
     ): InstanceStatus | undefined {
       const row = store.getInstance(instanceId);
+      host.engine.countClientRead(() =>
+        row ? [row.input, row.output, row.customStatus].map((value) => JSON.stringify(value ?? null)) : [],
+      );
       if (!row) return undefined;
       const status = toStatus(row, options.showInput !== false);
       if (options.showHistory) {
+        // and the history's partition, one query more (its payloads left uncounted)
+        host.engine.countClientRead(() => []);
         status.history = store
           .history(instanceId)
           .flatMap((e) => friendlyEvent(e, options.showHistoryOutput === true));
@@ -173,6 +178,7 @@ export function clientApi(host: HostContext) {
     /** The entity's state, or undefined if it does not exist. */
     readEntityState(name: string, key: string): { exists: false } | { exists: true; state: unknown } {
       const e = store.getEntity(entitySchedulerId(name, key));
+      host.engine.countClientRead(() => (e?.exists ? [entityStateAsStored(true, e.state, [])] : []));
       if (!e?.exists) return { exists: false };
       return { exists: true, state: e.state === null ? null : JSON.parse(e.state) };
     },

@@ -11,6 +11,7 @@ import {
   countActivity,
   countEntityBatch,
   countEpisode,
+  countInstanceRead,
   countMessageAdded,
   countStarted,
   emptyStorageCounts,
@@ -240,6 +241,8 @@ export interface Engine {
   countActivity(input: string, result: string): void;
   /** Counts an orchestration episode's work item. */
   countEpisode(episode: Parameters<typeof countEpisode>[1]): void;
+  /** Counts a client's read of an instance's row, with its variable-size properties (made only when counted). */
+  countClientRead(properties: () => string[]): void;
   /** The actions the Durable Task Scheduler would bill (dts); zero otherwise. */
   actions: SchedulerActions;
   /** Counts `count` actions of a kind the app was dispatched (dts). */
@@ -297,6 +300,9 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
     },
     countEpisode(episode) {
       if (counting) countEpisode(storage, episode);
+    },
+    countClientRead(properties) {
+      if (counting) countInstanceRead(storage, properties());
     },
     actions,
     countDispatched(action, count = 1) {

@@ -107,3 +107,38 @@ it('exact: counts nothing', async () => {
   const h = await host('exact');
   expect((await costOf(h, 3, 'fill', 100)).requests).toBe(0);
 });
+
+describe("azure-storage: a client's reads", () => {
+  // AzureTableTrackingStore.FetchInstanceStatusInternalAsync: one query of the Instances table; the
+  // extension reads an entity's state from the same row's input (its SchedulerState).
+  it('reads a status or an entity state with one query of the instance row', async () => {
+    const h = await host('azure-storage');
+    await costOf(h, 1, 'fill', 100);
+    const before = structuredClone(h.host.engine.storage);
+    expect(h.host.client.readEntityState('Journal', 'j')).toMatchObject({ exists: true });
+    expect(h.host.engine.storage.table.query - before.table.query).toBe(1);
+    expect(h.host.engine.storage.bytesRead - before.bytesRead).toBeGreaterThanOrEqual(100);
+    const id = h.host.client.startNew('Hello', { input: 'reader' });
+    await h.host.waitForIdle();
+    const queries = h.host.engine.storage.table.query;
+    expect(h.host.client.getStatus(id)).toMatchObject({ runtimeStatus: 'Completed' });
+    expect(h.host.engine.storage.table.query - queries).toBe(1);
+  });
+
+  it('downloads the blob of a state over 60 KB of UTF-16 at each read', async () => {
+    const h = await host('azure-storage');
+    await costOf(h, 1, 'fill', 31 * KIB);
+    const before = structuredClone(h.host.engine.storage);
+    h.host.client.readEntityState('Journal', 'j');
+    h.host.client.readEntityState('Journal', 'j');
+    expect(h.host.engine.storage.table.query - before.table.query).toBe(2);
+    expect(h.host.engine.storage.blob.download - before.blob.download).toBe(2);
+  });
+
+  it('exact: counts no read', async () => {
+    const h = await host('exact');
+    await costOf(h, 1, 'fill', 100);
+    h.host.client.readEntityState('Journal', 'j');
+    expect(storageRequests(h.host.engine.storage)).toBe(0);
+  });
+});
