@@ -35,7 +35,7 @@ import { promisify } from 'node:util';
 import { type StorageCounts, storageRequests } from '../../embedded/azure-storage-costs';
 import { type SchedulerActions, schedulerActionTotal } from '../../embedded/scheduler-actions';
 import { startCompiledApp } from './compiled-app';
-import { report } from './figures';
+import { type Figure, report } from './figures';
 import { auditEvent } from './ingest-load';
 
 const run = promisify(execFile);
@@ -192,6 +192,11 @@ async function backendCostRun(semantics: 'azure-storage' | 'dts'): Promise<Backe
   }
 }
 
+/** A figure reported beside its baseline (if any), with no goal of its own. */
+function measured(figure: string, value: number, baseline: Figure['baseline'] = null): void {
+  report({ figure, value, baseline, goal: '—', met: null });
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -341,13 +346,7 @@ async function main(): Promise<void> {
     met: hostCpu <= 4 * baselineCpu,
   });
   if (mainMs !== null) {
-    report({
-      figure: 'ingest: host main-thread CPU per 1,000 events (ms)',
-      value: perThousand(mainMs),
-      baseline: null,
-      goal: '—',
-      met: null,
-    });
+    measured('ingest: host main-thread CPU per 1,000 events (ms)', perThousand(mainMs));
   }
   report({
     figure: 'ingest: entity operations per accepted batch',
@@ -356,13 +355,7 @@ async function main(): Promise<void> {
     goal: '1',
     met: operationsPerBatch <= 1,
   });
-  report({
-    figure: 'ingest: driver wakes per accepted batch',
-    value: wakesPerBatch,
-    baseline: null,
-    goal: '—',
-    met: null,
-  });
+  measured('ingest: driver wakes per accepted batch', wakesPerBatch);
   const per = (n: number) => n / storage.batches;
   const { queue, table, blob } = storage.counts;
   console.log(
@@ -370,20 +363,16 @@ async function main(): Promise<void> {
       `table ${per(table.query).toFixed(2)} query, ${per(table.transaction).toFixed(2)} transaction (${per(table.rowsWritten).toFixed(2)} rows), ${per(table.instanceMerge).toFixed(2)} instance merge; ` +
       `blob ${per(blob.upload).toFixed(2)} upload, ${per(blob.download).toFixed(2)} download, ${per(blob.delete).toFixed(2)} delete`,
   );
-  report({
-    figure: 'ingest, azure-storage: storage requests per accepted batch',
-    value: per(storageRequests(storage.counts)),
-    baseline: { what: 'one queue message + one row', value: 2 },
-    goal: '—',
-    met: null,
-  });
-  report({
-    figure: 'ingest, azure-storage: storage bytes per accepted batch (written + read)',
-    value: per(storage.counts.bytesWritten + storage.counts.bytesRead),
-    baseline: { what: 'the signal in one message + one row', value: 2 * storage.signalBytes },
-    goal: '—',
-    met: null,
-  });
+  measured(
+    'ingest, azure-storage: storage requests per accepted batch',
+    per(storageRequests(storage.counts)),
+    { what: 'one queue message + one row', value: 2 },
+  );
+  measured(
+    'ingest, azure-storage: storage bytes per accepted batch (written + read)',
+    per(storage.counts.bytesWritten + storage.counts.bytesRead),
+    { what: 'the signal in one message + one row', value: 2 * storage.signalBytes },
+  );
   const { entityStates } = storage.counts;
   const meanState = entityStates.bytes / Math.max(1, entityStates.batches) / 1024;
   report({
@@ -400,20 +389,12 @@ async function main(): Promise<void> {
   console.log(
     `ingest, Durable Task Scheduler: ${scheduler.batches} batches; actions per batch: ${kinds.join(', ')}`,
   );
-  report({
-    figure: 'ingest, Durable Task Scheduler: actions per accepted batch',
-    value: perScheduled(schedulerActionTotal(scheduler.actions)),
-    baseline: { what: 'the signal, one entity operation', value: 1 },
-    goal: '—',
-    met: null,
-  });
-  report({
-    figure: 'change-to-pushed latency p50, 1 s idle window (ms)',
-    value: p50,
-    baseline: null,
-    goal: '—',
-    met: null,
-  });
+  measured(
+    'ingest, Durable Task Scheduler: actions per accepted batch',
+    perScheduled(schedulerActionTotal(scheduler.actions)),
+    { what: 'the signal, one entity operation', value: 1 },
+  );
+  measured('change-to-pushed latency p50, 1 s idle window (ms)', p50);
   report({
     figure: `change-to-pushed latency p99 of ${LATENCY_SAMPLES}, 1 s idle window (ms)`,
     value: p99,
