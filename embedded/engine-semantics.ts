@@ -235,12 +235,12 @@ export interface Engine {
   countClientMessage(json: string): void;
   /** Counts a client's start of an orchestration with this input. */
   countClientStart(input: string): void;
-  /** Counts an entity batch's work item. */
-  countEntityBatch(batch: Parameters<typeof countEntityBatch>[1]): void;
+  /** Counts an entity batch's work item, as `batch` describes it (made only when counted). */
+  countEntityBatch(batch: () => Parameters<typeof countEntityBatch>[1]): void;
   /** Counts an activity's work item. */
   countActivity(input: string, result: string): void;
-  /** Counts an orchestration episode's work item. */
-  countEpisode(episode: Parameters<typeof countEpisode>[1]): void;
+  /** Counts an orchestration episode's work item, as `episode` describes it (made only when counted). */
+  countEpisode(episode: () => Parameters<typeof countEpisode>[1]): void;
   /** Counts a client's read of an instance's row, with its variable-size properties (made only when counted). */
   countClientRead(properties: () => string[]): void;
   /** The actions the Durable Task Scheduler would bill (dts); zero otherwise. */
@@ -293,13 +293,13 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
       if (counting) countStarted(storage, input);
     },
     countEntityBatch(batch) {
-      if (counting) countEntityBatch(storage, batch);
+      if (counting) countEntityBatch(storage, batch());
     },
     countActivity(input, result) {
       if (counting) countActivity(storage, input, result);
     },
     countEpisode(episode) {
-      if (counting) countEpisode(storage, episode);
+      if (counting) countEpisode(storage, episode());
     },
     countClientRead(properties) {
       if (counting) countInstanceRead(storage, properties());

@@ -99,14 +99,14 @@ export async function runEntityBatch(
       woken.add(target);
     }
   });
-  host.engine.countEntityBatch({
+  host.engine.countEntityBatch(() => ({
     consumed: queued.map((m) =>
       m.message.kind === 'op' ? (m.message.input ?? '') : JSON.stringify(m.message),
     ),
     stateBefore: current.exists ? current.state : null,
     stateAfter: result.entityExists ? (result.entityState ?? null) : null,
     outbound,
-  });
+  }));
   host.wake(woken);
   return undefined;
 }

@@ -32,7 +32,7 @@ import {
   unwrapInput,
 } from './protocol';
 import { actionOfMessage } from './scheduler-actions';
-import type { InstanceRow, Message, StoredMessage } from './store';
+import type { InstanceRow, Message } from './store';
 
 const MAX_EVENTS_PER_EPISODE = 1000;
 
@@ -114,7 +114,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
       rt,
       fx,
       consumed,
-      ...consumedOf(queued, consumed),
+      dispatched: queued.filter((m) => consumed.includes(m.id)).map((m) => m.message),
       outcome: { kind: 'failed', error: `${VERSION_MISMATCH.errorType}: ${VERSION_MISMATCH.message}` },
       customStatus: undefined,
       past,
@@ -166,7 +166,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     rt,
     fx,
     consumed,
-    ...consumedOf(queued, consumed),
+    dispatched: queued.filter((m) => consumed.includes(m.id)).map((m) => m.message),
     outcome,
     customStatus: state?.customStatus,
     past,
@@ -261,8 +261,6 @@ function commit(
     rt: ExecutionRuntime;
     fx: EpisodeEffects;
     consumed: number[];
-    /** The consumed messages as the backend would carry them. */
-    consumedMessages: string[];
     /** The consumed messages: what the backend dispatched to the app for this episode. */
     dispatched: Message[];
     outcome: Outcome;
@@ -354,44 +352,40 @@ function commit(
   host.wake(woken);
 }
 
-/** What the episode costs the Azure Storage backend (azure-storage mode; azure-storage-costs.ts). */
+/**
+ * What the episode costs the Azure Storage backend (azure-storage mode; azure-storage-costs.ts):
+ * its messages and payloads as the backend carries them, made only when the mode counts them.
+ */
 function countEpisode(
   host: HostContext,
-  r: { fx: EpisodeEffects; consumedMessages: string[]; customStatus: unknown; past: HistoryEvent[] },
+  r: { fx: EpisodeEffects; dispatched: Message[]; customStatus: unknown; past: HistoryEvent[] },
 ): void {
-  const { fx } = r;
-  const payloads = (events: HistoryEvent[]) =>
-    events.flatMap((e) => [e.Input, e.Result, e.Reason, e.Details].filter((p): p is string => !!p));
-  // ATS 975-1000: the instance row takes the input of a new execution and the output of an ended one.
-  const ends = fx.history.find(
-    (e) =>
-      e.EventType === EventType.ExecutionStarted ||
-      e.EventType === EventType.ExecutionCompleted ||
-      e.EventType === EventType.ExecutionFailed,
-  );
-  host.engine.countEpisode({
-    consumed: r.consumedMessages,
-    pastProperties: payloads(r.past),
-    newRows: fx.history.length,
-    newProperties: payloads(fx.history),
-    outbound: [
-      ...fx.messages.map((m) => JSON.stringify(m.message)),
-      ...fx.activities.map((a) => JSON.stringify(a.input ?? null)),
-      ...fx.timers.map(() => ''),
-      ...fx.children.map((child) => JSON.stringify(child.input ?? null)),
-    ],
-    input: ends ? (ends.Input ?? ends.Result ?? null) : null,
-    customStatus: r.customStatus === undefined ? null : JSON.stringify(r.customStatus),
+  host.engine.countEpisode(() => {
+    const { fx } = r;
+    const payloads = (events: HistoryEvent[]) =>
+      events.flatMap((e) => [e.Input, e.Result, e.Reason, e.Details].filter((p): p is string => !!p));
+    // ATS 975-1000: the instance row takes the input of a new execution and the output of an ended one.
+    const ends = fx.history.find(
+      (e) =>
+        e.EventType === EventType.ExecutionStarted ||
+        e.EventType === EventType.ExecutionCompleted ||
+        e.EventType === EventType.ExecutionFailed,
+    );
+    return {
+      consumed: r.dispatched.map((m) => JSON.stringify(m)),
+      pastProperties: payloads(r.past),
+      newRows: fx.history.length,
+      newProperties: payloads(fx.history),
+      outbound: [
+        ...fx.messages.map((m) => JSON.stringify(m.message)),
+        ...fx.activities.map((a) => JSON.stringify(a.input ?? null)),
+        ...fx.timers.map(() => ''),
+        ...fx.children.map((child) => JSON.stringify(child.input ?? null)),
+      ],
+      input: ends ? (ends.Input ?? ends.Result ?? null) : null,
+      customStatus: r.customStatus === undefined ? null : JSON.stringify(r.customStatus),
+    };
   });
-}
-
-/** The messages an episode took, as stored and as the backend would carry them. */
-function consumedOf(
-  queued: StoredMessage[],
-  consumed: number[],
-): { dispatched: Message[]; consumedMessages: string[] } {
-  const dispatched = queued.filter((m) => consumed.includes(m.id)).map((m) => m.message);
-  return { dispatched, consumedMessages: dispatched.map((m) => JSON.stringify(m)) };
 }
 
 function logOutcome(host: HostContext, inst: InstanceRow, outcome: Outcome): void {

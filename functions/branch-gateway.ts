@@ -3,7 +3,7 @@ import type { DurableClient } from 'durable-functions';
 import * as df from 'durable-functions';
 import { type DriverInput, driverStart } from '../shared/app/driver/driver-input';
 import type { BranchEntityState } from '../shared/app/entity/branch-operations';
-import { type BranchGateway, cachedBranchReader, coalescedWakes } from '../shared/app/http/branch-gateway';
+import { type BranchGateway, branchAdmission } from '../shared/app/http/branch-gateway';
 import {
   BRANCH_DRIVER,
   BRANCH_ENTITY,
@@ -17,8 +17,7 @@ import type { WithdrawAnswer } from '../shared/branch';
 const TERMINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
 const WITHDRAW_WAIT_MS = 20_000;
 
-const readCached = cachedBranchReader({ nowMs: () => Date.now() });
-const wakeTogether = coalescedWakes();
+const admission = branchAdmission({ nowMs: () => Date.now() });
 
 /** The branch entity's stored state, read now (uncached). */
 export async function readBranchState(
@@ -49,14 +48,14 @@ export async function reviveDriver(client: DurableClient, input: DriverInput): P
 export function durableBranchGateway(client: DurableClient): BranchGateway {
   const entity = (branchKey: string) => new df.EntityId(BRANCH_ENTITY, branchKey);
   return {
-    read: (branchKey) => readCached(branchKey, (key) => readBranchState(client, key)),
+    read: (branchKey) => admission.read(branchKey, (key) => readBranchState(client, key)),
 
     readNow: (branchKey) => readBranchState(client, branchKey),
 
     signal: (branchKey, operation, input) => client.signalEntity(entity(branchKey), operation, input),
 
     ensureDriver: (input) =>
-      wakeTogether(input.branchKey, async () => {
+      admission.wake(input.branchKey, async () => {
         const instanceId = driverInstanceId(input.branchKey);
         // The client answers a wake to an instance that has ended (HTTP 410) as if it were delivered
         // (durable-functions DurableClient.raiseEvent: `case 410: return`), and a driver ends when
@@ -66,7 +65,6 @@ export function durableBranchGateway(client: DurableClient): BranchGateway {
           if (!String(error).includes('No instance with ID')) throw error;
         });
         await reviveDriver(client, input);
-        readCached.forget(input.branchKey);
       }),
 
     async driverHistory(branchKey) {

@@ -32,9 +32,7 @@ export interface CachedBranchReader {
 
 /**
  * Reads a branch's state through a cache of at most `maxAgeMs` per branch, so admission under
- * load costs one entity read a second, not one a request (docs/architecture.md, "Admit"). The
- * gateway forgets a branch once it has woken its driver: the window that wake was for is then
- * likely recorded, and admits that see it open need no wake of their own.
+ * load costs one entity read a second, not one a request (docs/architecture.md, "Admit").
  */
 export function cachedBranchReader({
   maxAgeMs = 1000,
@@ -80,5 +78,27 @@ export function coalescedWakes(): (branchKey: string, wake: () => Promise<void>)
       () => send(branchKey, wake),
     );
     return branch.next;
+  };
+}
+
+/**
+ * How admission reaches a branch's state and driver: reads through the one-second cache, and wakes
+ * shared among the admits that ask together (`coalescedWakes`). Once a wake returns, the branch is
+ * read afresh: the window that wake was for is then likely recorded, and the admits that see it
+ * open need no wake of their own, where a stale read would show none and wake again.
+ */
+export function branchAdmission({ nowMs }: { nowMs: () => number }): {
+  read: CachedBranchReader;
+  wake(branchKey: string, wake: () => Promise<void>): Promise<void>;
+} {
+  const read = cachedBranchReader({ nowMs });
+  const together = coalescedWakes();
+  return {
+    read,
+    wake: (branchKey, wake) =>
+      together(branchKey, async () => {
+        await wake();
+        read.forget(branchKey);
+      }),
   };
 }
