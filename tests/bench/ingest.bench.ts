@@ -47,9 +47,10 @@ const CLIENTS = 4;
 const LATENCY_SAMPLES = Number(process.env.LATENCY_SAMPLES ?? 20);
 const STORAGE_BATCHES = Number(process.env.STORAGE_BATCHES ?? 20);
 /**
- * Batches each side takes before its measured run (INGEST_WARMUP_BATCHES): the rate and CPU are of
- * steady ingest, not of a branch's first minutes (its driver's start, its first publication into an
- * empty repository, code not yet compiled), which a long-running host pays once per branch.
+ * Batches each measured branch takes before its measured run (INGEST_WARMUP_BATCHES; the receiver,
+ * which keeps no branch, takes them once): the rate and CPU are of steady ingest, not of a branch's
+ * first minutes (its driver's start, its first publication into an empty repository), which a
+ * long-running host pays once per branch.
  */
 const WARMUP_BATCHES = Number(process.env.INGEST_WARMUP_BATCHES ?? 4);
 /**
