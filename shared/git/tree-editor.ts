@@ -81,20 +81,36 @@ export function createTreeEditor({
   /** Whose kept views these are: the branch's object cache. */
   viewScope?: string;
 }): TreeEditor {
-  const viewKey = (tree: string) => `${viewScope}\n${tree}`;
-  const kept = rootTree === null ? undefined : keptViews.get(viewKey(rootTree));
-  if (rootTree !== null) keptViews.delete(viewKey(rootTree));
-  const root: Dir = kept ?? newDir(rootTree, rootTree ? null : new Map());
+  const kept = rootTree === null ? undefined : keptViews.get(viewKeyOf(viewScope, rootTree));
+  if (rootTree !== null) keptViews.delete(viewKeyOf(viewScope, rootTree));
+  return new EditedTree(kept ?? newDir(rootTree, rootTree ? null : new Map()), readTree, store, viewScope);
+}
 
-  async function load(dir: Dir): Promise<Map<string, Node>> {
+const viewKeyOf = (viewScope: string, tree: string) => `${viewScope}\n${tree}`;
+
+/**
+ * The editor's view and its methods, a class rather than closures made for each editor: V8 holds a
+ * closure's optimized code only weakly, so the closures of each publication's editor were
+ * optimized again in every publication that followed a collection (5–35 ms of compiling each).
+ */
+class EditedTree implements TreeEditor {
+  constructor(
+    private readonly root: Dir,
+    private readonly readTree: ReadTree,
+    private readonly store: ObjectStore,
+    private readonly viewScope: string,
+  ) {}
+
+  private async load(dir: Dir): Promise<Map<string, Node>> {
     if (dir.entries) return dir.entries;
     const entries = new Map<string, Node>();
-    for (const e of await readTree(dir.oid!)) entries.set(e.path, { mode: e.mode, oid: e.oid, type: e.type });
+    for (const e of await this.readTree(dir.oid!))
+      entries.set(e.path, { mode: e.mode, oid: e.oid, type: e.type });
     dir.entries = entries;
     return entries;
   }
 
-  function removed(dir: Dir, name: string): void {
+  private removed(dir: Dir, name: string): void {
     dir.entries!.delete(name);
     dir.touched.add(name);
   }
@@ -104,8 +120,8 @@ export function createTreeEditor({
    * scope), found without waiting; undefined when there is none, NOT_LOADED when a folder on the
    * way is still to be read.
    */
-  function loadedNode(segments: string[]): Node | undefined | typeof NOT_LOADED {
-    let dir = root;
+  private loadedNode(segments: string[]): Node | undefined | typeof NOT_LOADED {
+    let dir = this.root;
     for (let i = 0; i < segments.length - 1; i++) {
       if (!dir.entries) return NOT_LOADED;
       const node = dir.entries.get(segments[i]!);
@@ -116,13 +132,19 @@ export function createTreeEditor({
     return dir.entries ? dir.entries.get(segments.at(-1)!) : NOT_LOADED;
   }
 
+  /** The node at `segments`, reading the folders on the way; undefined when there is none. */
+  private async nodeAt(segments: string[]): Promise<Node | undefined> {
+    const dir = await this.parentOf(segments, false);
+    return dir ? (await this.load(dir)).get(segments.at(-1)!) : undefined;
+  }
+
   /** The folder holding `segments`' last name, or null when it does not exist and `create` is false. */
-  async function parentOf(segments: string[], create: boolean): Promise<Dir | null> {
-    let dir = root;
-    const trail: Dir[] = [root];
+  private async parentOf(segments: string[], create: boolean): Promise<Dir | null> {
+    let dir = this.root;
+    const trail: Dir[] = [this.root];
     for (let i = 0; i < segments.length - 1; i++) {
       const name = segments[i]!;
-      const entries = await load(dir);
+      const entries = await this.load(dir);
       let node = entries.get(name);
       if (node && node.type !== 'tree') {
         if (!create) return null;
@@ -139,10 +161,10 @@ export function createTreeEditor({
       trail.push(dir);
     }
     if (create)
-      trail.forEach((d, i) => {
-        d.dirty = true;
-        if (i < trail.length - 1) d.dirtyChildren.add(segments[i]!);
-      });
+      for (let i = 0; i < trail.length; i++) {
+        trail[i]!.dirty = true;
+        if (i < trail.length - 1) trail[i]!.dirtyChildren.add(segments[i]!);
+      }
     return dir;
   }
 
@@ -150,11 +172,11 @@ export function createTreeEditor({
    * Reads every folder under `dir` not read yet, a level at a time and READ_AHEAD at once: a cold
    * walk of thousands of folders then waits on the disk in parallel, not once per folder in turn.
    */
-  async function loadBelow(dir: Dir): Promise<void> {
+  private async loadBelow(dir: Dir): Promise<void> {
     let level = [dir];
     while (level.length > 0) {
       for (let i = 0; i < level.length; i += READ_AHEAD)
-        await Promise.all(level.slice(i, i + READ_AHEAD).map(load));
+        await Promise.all(level.slice(i, i + READ_AHEAD).map((d) => this.load(d)));
       const next: Dir[] = [];
       for (const d of level)
         for (const node of d.entries!.values())
@@ -166,24 +188,24 @@ export function createTreeEditor({
     }
   }
 
-  async function collect(dir: Dir, prefix: string, out: string[]): Promise<void> {
-    for (const [name, node] of await load(dir)) {
+  private async collect(dir: Dir, prefix: string, out: string[]): Promise<void> {
+    for (const [name, node] of await this.load(dir)) {
       const path = prefix ? `${prefix}/${name}` : name;
       if (node.type === 'tree') {
         node.dir ??= newDir(node.oid);
-        await collect(node.dir, path, out);
+        await this.collect(node.dir, path, out);
       } else out.push(path);
     }
   }
 
-  function write(dir: Dir): string | null {
+  private write(dir: Dir): string | null {
     if (!dir.dirty) return dir.oid;
     const entries = dir.entries!;
     for (const name of dir.dirtyChildren) {
       const node = entries.get(name);
       if (!node?.dir) continue;
-      const oid = write(node.dir);
-      if (oid === null) removed(dir, name);
+      const oid = this.write(node.dir);
+      if (oid === null) this.removed(dir, name);
       else if (oid !== node.oid) {
         node.oid = oid;
         dir.touched.add(name);
@@ -199,10 +221,10 @@ export function createTreeEditor({
     // a delta on the folder's previous version in this same pack: a folder of thousands of files
     // that gained a few costs a few lines to deflate and send, not the whole folder again
     const { version, delta } = base
-      ? editedTree(base, entries, dir.touched, store.takesDeltaOn(base.oid))
+      ? editedTree(base, entries, dir.touched, this.store.takesDeltaOn(base.oid))
       : { version: wholeTree(entries), delta: null };
     dir.touched.clear();
-    dir.oid = store.add(
+    dir.oid = this.store.add(
       'tree',
       version.bytes,
       base && delta ? { base: base.oid, instructions: delta } : undefined,
@@ -211,81 +233,76 @@ export function createTreeEditor({
     return dir.oid;
   }
 
-  return {
-    async put(segments, content) {
-      // a file already holding these bytes changes nothing: a snapshot re-puts every file of its
-      // scope, and only the few that differ may cost a blob, a folder rewrite and pack space
-      const known = loadedNode(segments);
-      const same =
-        known === NOT_LOADED
-          ? await (async () => {
-              const current = await parentOf(segments, false);
-              return current ? (await load(current)).get(segments.at(-1)!) : undefined;
-            })()
-          : known;
-      // hashed only to compare with a file there, then handed to the store, which does not hash it
-      // again: a new file's SHA is the store's to compute
-      const oid = same?.type === 'blob' ? blobOidOf(content) : undefined;
-      if (oid !== undefined && same?.oid === oid) return;
-      const dir = (await parentOf(segments, true))!;
-      const entries = await load(dir);
-      const name = segments.at(-1)!;
-      const existing = entries.get(name);
-      if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
-      const mode = existing?.type === 'blob' ? existing.mode : '100644';
-      entries.set(name, {
-        mode,
-        oid: store.add('blob', contentBytes(content), undefined, oid),
-        type: 'blob',
-      });
-      dir.touched.add(name);
-    },
-    async putBlob(segments, oid, mode) {
-      const dir = (await parentOf(segments, true))!;
-      const entries = await load(dir);
-      const name = segments.at(-1)!;
-      const existing = entries.get(name);
-      if (existing?.type === 'blob' && existing.oid === oid && existing.mode === mode) return;
-      if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
-      entries.set(name, { mode, oid, type: 'blob' });
-      dir.touched.add(name);
-    },
-    async remove(segments) {
-      const dir = await parentOf(segments, false);
-      if (!dir) return;
-      const entries = await load(dir);
-      if (!entries.has(segments.at(-1)!)) return;
-      await parentOf(segments, true);
-      removed(dir, segments.at(-1)!);
-    },
-    async listFiles(segments) {
-      if (segments.length === 0) {
-        const out: string[] = [];
-        await loadBelow(root);
-        await collect(root, '', out);
-        return out;
-      }
-      const dir = await parentOf(segments, false);
-      if (!dir) return [];
-      const node = (await load(dir)).get(segments.at(-1)!);
-      if (node?.type !== 'tree') return [];
-      node.dir ??= newDir(node.oid);
+  async put(segments: string[], content: string | Uint8Array): Promise<void> {
+    // a file already holding these bytes changes nothing: a snapshot re-puts every file of its
+    // scope, and only the few that differ may cost a blob, a folder rewrite and pack space
+    const known = this.loadedNode(segments);
+    const same = known === NOT_LOADED ? await this.nodeAt(segments) : known;
+    // hashed only to compare with a file there, then handed to the store, which does not hash it
+    // again: a new file's SHA is the store's to compute
+    const oid = same?.type === 'blob' ? blobOidOf(content) : undefined;
+    if (oid !== undefined && same?.oid === oid) return;
+    const dir = (await this.parentOf(segments, true))!;
+    const entries = await this.load(dir);
+    const name = segments.at(-1)!;
+    const existing = entries.get(name);
+    if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
+    const mode = existing?.type === 'blob' ? existing.mode : '100644';
+    entries.set(name, {
+      mode,
+      oid: this.store.add('blob', contentBytes(content), undefined, oid),
+      type: 'blob',
+    });
+    dir.touched.add(name);
+  }
+
+  async putBlob(segments: string[], oid: string, mode: string): Promise<void> {
+    const dir = (await this.parentOf(segments, true))!;
+    const entries = await this.load(dir);
+    const name = segments.at(-1)!;
+    const existing = entries.get(name);
+    if (existing?.type === 'blob' && existing.oid === oid && existing.mode === mode) return;
+    if (existing?.type === 'tree') throw new TreeConflict(`${segments.join('/')} is a folder, not a file`);
+    entries.set(name, { mode, oid, type: 'blob' });
+    dir.touched.add(name);
+  }
+
+  async remove(segments: string[]): Promise<void> {
+    const dir = await this.parentOf(segments, false);
+    if (!dir) return;
+    const entries = await this.load(dir);
+    if (!entries.has(segments.at(-1)!)) return;
+    await this.parentOf(segments, true);
+    this.removed(dir, segments.at(-1)!);
+  }
+
+  async listFiles(segments: string[]): Promise<string[]> {
+    if (segments.length === 0) {
       const out: string[] = [];
-      await loadBelow(node.dir);
-      await collect(node.dir, segments.join('/'), out);
+      await this.loadBelow(this.root);
+      await this.collect(this.root, '', out);
       return out;
-    },
-    async blobOid(segments) {
-      const dir = await parentOf(segments, false);
-      const node = dir ? (await load(dir)).get(segments.at(-1)!) : undefined;
-      return node?.type === 'blob' ? node.oid : undefined;
-    },
-    writeTree() {
-      return write(root) ?? store.add('tree', Buffer.alloc(0));
-    },
-    keep() {
-      if (root.dirty || root.oid === null) return;
-      keepLatest(keptViews, viewKey(root.oid), root, KEPT_VIEWS);
-    },
-  };
+    }
+    const node = await this.nodeAt(segments);
+    if (node?.type !== 'tree') return [];
+    node.dir ??= newDir(node.oid);
+    const out: string[] = [];
+    await this.loadBelow(node.dir);
+    await this.collect(node.dir, segments.join('/'), out);
+    return out;
+  }
+
+  async blobOid(segments: string[]): Promise<string | undefined> {
+    const node = await this.nodeAt(segments);
+    return node?.type === 'blob' ? node.oid : undefined;
+  }
+
+  writeTree(): string {
+    return this.write(this.root) ?? this.store.add('tree', Buffer.alloc(0));
+  }
+
+  keep(): void {
+    if (this.root.dirty || this.root.oid === null) return;
+    keepLatest(keptViews, viewKeyOf(this.viewScope, this.root.oid), this.root, KEPT_VIEWS);
+  }
 }
