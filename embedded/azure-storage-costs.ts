@@ -114,23 +114,18 @@ function countConsumed(c: StorageCounts, messages: string[]): void {
   }
 }
 
-/** The history query, with a download for each property the rows keep in a blob. */
-function countHistoryRead(c: StorageCounts, properties: string[]): void {
+/**
+ * One query of a table (a partition's history rows, or an instance's row), with a download for each
+ * property the rows keep in a blob. A client's status read, and the extension's read of an entity's
+ * state from the row's input, are one such query of the Instances table (ATS 403-442,
+ * FetchInstanceStatusInternalAsync, and ConvertFromAsync).
+ */
+export function countTableRead(c: StorageCounts, properties: string[]): void {
   c.table.query++;
   for (const p of properties) {
     c.bytesRead += utf8(p);
     if (!inTable(p)) c.blob.download++;
   }
-}
-
-/**
- * A client's read of an instance's row: its status, or an entity's state (the extension reads it
- * from the row's input, the SchedulerState). One query of the Instances table, and a download for
- * each property the row keeps in a blob (ATS 403-442, FetchInstanceStatusInternalAsync, and
- * ConvertFromAsync).
- */
-export function countInstanceRead(c: StorageCounts, properties: string[]): void {
-  countHistoryRead(c, properties);
 }
 
 /** New history rows in transactions with the sentinel; `properties` are their variable-size values. */
@@ -157,7 +152,7 @@ export function countEntityBatch(
 ): void {
   const before = schedulerStateOf(batch.stateBefore);
   const after = schedulerStateOf(batch.stateAfter);
-  countHistoryRead(c, before === null ? [] : [before]);
+  countTableRead(c, before === null ? [] : [before]);
   for (const m of batch.outbound) countMessageAdded(c, m);
   countHistoryWrite(c, ENTITY_HISTORY_ROWS, after === null ? [] : [after]);
   // TaskEntityDispatcher.cs 371-377: the custom status is the EntityStatus, without its defaults.
@@ -191,7 +186,7 @@ export function countEpisode(
     customStatus: string | null;
   },
 ): void {
-  countHistoryRead(c, episode.pastProperties);
+  countTableRead(c, episode.pastProperties);
   for (const m of episode.outbound) countMessageAdded(c, m);
   countHistoryWrite(c, episode.newRows, episode.newProperties);
   countInstanceMerge(c, episode.input, episode.customStatus);

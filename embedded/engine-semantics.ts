@@ -11,9 +11,9 @@ import {
   countActivity,
   countEntityBatch,
   countEpisode,
-  countInstanceRead,
   countMessageAdded,
   countStarted,
+  countTableRead,
   emptyStorageCounts,
   type StorageCounts,
 } from './azure-storage-costs';
@@ -302,7 +302,7 @@ export function createEngine(choice: EngineChoice, log: Logger): Engine {
       if (counting) countEpisode(storage, episode());
     },
     countClientRead(properties) {
-      if (counting) countInstanceRead(storage, properties());
+      if (counting) countTableRead(storage, properties());
     },
     actions,
     countDispatched(action, count = 1) {

@@ -32,7 +32,7 @@ import {
   unwrapInput,
 } from './protocol';
 import { actionOfMessage } from './scheduler-actions';
-import type { InstanceRow, Message } from './store';
+import type { InstanceRow, Message, StoredMessage } from './store';
 
 const MAX_EVENTS_PER_EPISODE = 1000;
 
@@ -114,7 +114,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
       rt,
       fx,
       consumed,
-      dispatched: queued.filter((m) => consumed.includes(m.id)).map((m) => m.message),
+      dispatched: dispatchedOf(queued, consumed),
       outcome: { kind: 'failed', error: `${VERSION_MISMATCH.errorType}: ${VERSION_MISMATCH.message}` },
       customStatus: undefined,
       past,
@@ -166,7 +166,7 @@ export async function runEpisode(host: HostContext, instanceId: string): Promise
     rt,
     fx,
     consumed,
-    dispatched: queued.filter((m) => consumed.includes(m.id)).map((m) => m.message),
+    dispatched: dispatchedOf(queued, consumed),
     outcome,
     customStatus: state?.customStatus,
     past,
@@ -386,6 +386,12 @@ function countEpisode(
       customStatus: r.customStatus === undefined ? null : JSON.stringify(r.customStatus),
     };
   });
+}
+
+/** The messages an episode took, as stored: what the backend dispatched to the app for it. */
+function dispatchedOf(queued: StoredMessage[], consumed: number[]): Message[] {
+  const taken = new Set(consumed);
+  return queued.filter((m) => taken.has(m.id)).map((m) => m.message);
 }
 
 function logOutcome(host: HostContext, inst: InstanceRow, outcome: Outcome): void {

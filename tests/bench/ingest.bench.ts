@@ -37,7 +37,7 @@ import { promisify } from 'node:util';
 import { type StorageCounts, storageRequests } from '../../embedded/azure-storage-costs';
 import { type SchedulerActions, schedulerActionTotal } from '../../embedded/scheduler-actions';
 import { startCompiledApp } from './compiled-app';
-import { type Figure, report } from './figures';
+import { type Figure, median, percentile, report } from './figures';
 import { auditEvent } from './ingest-load';
 
 const run = promisify(execFile);
@@ -165,12 +165,6 @@ async function startReceiver(): Promise<{ round(): Promise<Round>; stop(): Promi
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 interface BackendCost {
   batches: number;
   counts: StorageCounts;
@@ -245,10 +239,6 @@ async function backendCostRun(semantics: 'azure-storage' | 'dts'): Promise<Backe
 /** A figure reported beside its baseline (if any), with no goal of its own. */
 function measured(figure: string, value: number, baseline: Figure['baseline'] = null): void {
   report({ figure, value, baseline, goal: '—', met: null });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function main(): Promise<void> {
