@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AdmittedChange, changeSchema } from '../branch';
+import { quickParse } from '../json/quick-parse';
 import { batchReader, putBatch } from './payload-batches';
 import type { PayloadStore } from './payload-store';
 
@@ -14,7 +15,10 @@ import type { PayloadStore } from './payload-store';
 const batchedChangeSchema = changeSchema
   .omit({ payloadRef: true })
   .extend({ content: z.number().int().nonnegative().optional() });
-const changeListSchema = z.strictObject({ changes: z.array(batchedChangeSchema) });
+/** A batch's change list, as stored. */
+export const changeListSchema = z.strictObject({ changes: z.array(batchedChangeSchema) });
+// every change of every batch a publication reads
+const parseChangeList = quickParse(changeListSchema);
 
 /** A change as a batch lists it: its content named by its index in the batch. */
 export type BatchedChange = z.infer<typeof batchedChangeSchema>;
@@ -51,7 +55,7 @@ export function changeBatchReader(payloads: PayloadStore): {
       list = reader.items(ref).then((items) => {
         const last = items.at(-1);
         if (!last) throw new RangeError(`payload ${ref} holds no change list`);
-        return changeListSchema.parse(JSON.parse(decoder.decode(last))).changes;
+        return parseChangeList(JSON.parse(decoder.decode(last))).changes;
       });
       lists.set(ref, list);
     }

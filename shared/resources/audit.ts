@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { quickSafeParse } from '../json/quick-parse';
 import { authorFromUserInfo, userInfoSchema } from './author';
 import { canonicalPath, collectionPath } from './canonical-path';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget, ResourceIdentity } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { type ChangeOrigin, latestFieldManager } from './exclusion';
 import { formatPath, issuesFrom } from './issues';
-import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
+import { isBeingDeleted, type KubeObject, objectCoordinates, parseKubeObject } from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
 import { subresourceNotRecorded } from './recorded-requests';
 import { collectionDeletePayload, replicasPayload } from './scoped-changes';
@@ -53,6 +54,8 @@ export const auditEventListSchema = z.object({
   // Go encodes an empty list as null.
   items: z.array(auditEventSchema).nullish(),
 });
+
+const parseEventList = quickSafeParse(auditEventListSchema);
 
 type AuditEvent = z.output<typeof auditEventSchema>;
 type ObjectRef = z.output<typeof objectRefSchema>;
@@ -105,7 +108,7 @@ export function normalizeAuditEvents({
   body: unknown;
   target: NormalizeTarget;
 }): NormalizeResult {
-  const parsed = auditEventListSchema.safeParse(body);
+  const parsed = parseEventList(body);
   if (!parsed.success) throw new PayloadInvalid('audit EventList', issuesFrom(parsed.error));
   const changes: Change[] = [];
   const ignored: Ignored[] = [];
@@ -213,7 +216,7 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
       refIdentity,
     );
   }
-  const object = kubeObjectSchema.safeParse(event.responseObject);
+  const object = parseKubeObject(event.responseObject);
   if (!object.success) return { issues: issuesFrom(object.error, ['items', index, 'responseObject']) };
   const coordinates = objectCoordinates(object.data);
   const mismatch = refMismatch(ref, coordinates, index);
@@ -323,7 +326,7 @@ const deletedAnswerSchema = z.looseObject({
 
 /** A delete answers with the object (finalizers pending) or with a Status; only the former names the kind. */
 function kindOfDeleted(responseObject: unknown, identity: ResourceIdentity): string {
-  const parsed = kubeObjectSchema.safeParse(responseObject);
+  const parsed = parseKubeObject(responseObject);
   if (!parsed.success || parsed.data.kind === 'Status') return '';
   const { group, name } = objectCoordinates(parsed.data);
   return group === identity.group && name === identity.name ? parsed.data.kind : '';

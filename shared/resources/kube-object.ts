@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quickSafeParse } from '../json/quick-parse';
 import { isKindName, isNamespaceName, isObjectName, splitApiVersion } from './names';
 
 const stringMap = z.record(z.string(), z.string());
@@ -44,6 +45,9 @@ export const kubeObjectSchema = z
       });
     }
   });
+
+/** `kubeObjectSchema.safeParse`, quick for the objects it plainly accepts (every object of a resync). */
+export const parseKubeObject = quickSafeParse(kubeObjectSchema);
 
 /** A checked Kubernetes object. */
 export type KubeObject = z.output<typeof kubeObjectSchema>;

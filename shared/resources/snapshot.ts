@@ -4,7 +4,7 @@ import type { SnapshotScope } from '../branch/snapshot-scope';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { formatPath, issuesFrom } from './issues';
-import { isBeingDeleted, type KubeObject, kubeObjectSchema, objectCoordinates } from './kube-object';
+import { isBeingDeleted, type KubeObject, objectCoordinates, parseKubeObject } from './kube-object';
 import { isGroupName, isNamespaceName, isResourceName } from './names';
 import { toChange } from './to-change';
 
@@ -81,7 +81,7 @@ export function normalizeSnapshot({
       });
       return;
     }
-    const object = kubeObjectSchema.safeParse(raw);
+    const object = parseKubeObject(raw);
     if (!object.success) {
       issues.push(...issuesFrom(object.error, at));
       return;

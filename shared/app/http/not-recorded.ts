@@ -11,6 +11,7 @@ import {
 } from '../../branch';
 import { cutTo } from '../../branch/field-limits';
 import { checkWritePath } from '../../git/check-write-path';
+import { quickSafeParse } from '../../json/quick-parse';
 import type { Change, Ignored, ResourceIdentity } from '../../resources';
 
 /**
@@ -54,26 +55,19 @@ export type OutOfBounds = (
   change: AdmittedChange,
 ) => NotRecorded | undefined;
 
+const parseAuthor = quickSafeParse(authorSchema);
+const parseChange = quickSafeParse(changeSchema);
+
 /**
- * An `OutOfBounds` for the changes of one request: they come from a handful of authors (an audit
- * batch is 400 changes of one or a few users), so each distinct author is checked once, not once
- * per change.
+ * An `OutOfBounds` for the changes of one request. Each change's author is checked with it: a
+ * quick parse of an author costs less than the key a cache of verdicts would need.
  */
 export function boundsChecker(targetPath: string): OutOfBounds {
-  const authorProblems = new Map<string, string | undefined>();
   return (identity, author, change) => {
-    // the author whole, so two authors share a verdict only when the schema sees the same fields
-    const key = JSON.stringify(author);
-    let authorProblem: string | undefined;
-    if (authorProblems.has(key)) authorProblem = authorProblems.get(key);
-    else {
-      authorProblem = firstIssue('author', authorSchema.safeParse(author));
-      authorProblems.set(key, authorProblem);
-    }
     const checked = checkWritePath({ path: change.path, inside: targetPath });
     const problem =
-      authorProblem ??
-      firstIssue('', changeSchema.safeParse(change)) ??
+      firstIssue('author', parseAuthor(author)) ??
+      firstIssue('', parseChange(change)) ??
       ('refused' in checked ? checked.refused : undefined);
     return problem === undefined ? undefined : notRecorded(identity, 'value-out-of-bounds', problem);
   };
