@@ -7,8 +7,9 @@ import type { z } from 'zod';
  * scavenges it caused ran on both cores. The schema stays the one definition: a quick parser is
  * built from it, and for input it is not sure of (anything zod would refuse, and some corners zod
  * accepts) it answers {@link NOT_QUICK}, and zod parses, with zod's own issues. Whatever it
- * accepts, zod accepts with the same output (`tests/unit/json/quick-parse.test.ts` holds it to
- * that on real audit EventLists and their mutations).
+ * accepts, zod accepts with the same output, keys in the same order
+ * (`tests/unit/json/quick-parse.test.ts` holds it to that on real audit EventLists and their
+ * mutations).
  *
  * Built for the schemas' parts that the hot paths use: objects (stripped, strict or loose), strings
  * and arrays with length bounds, finite and safe-integer numbers with bounds, literals and enums,
@@ -18,6 +19,10 @@ import type { z } from 'zod';
 export const NOT_QUICK: unique symbol = Symbol('not quick');
 
 type QuickParse = (input: unknown) => unknown;
+
+// the parses of any string and of any value: an object's field of either is read without a call
+const anyString: QuickParse = (input) => (typeof input === 'string' ? input : NOT_QUICK);
+const anyValue: QuickParse = (input) => input;
 
 /** The schema's quick parser, or undefined when the schema has a part it cannot follow. */
 export function quickParser<S extends z.ZodType>(
@@ -75,6 +80,8 @@ interface Check {
   _zod: {
     def: {
       check: string;
+      type?: string;
+      fn?: (value: unknown) => unknown;
       minimum?: number;
       maximum?: number;
       value?: unknown;
@@ -99,7 +106,7 @@ function compile(schema: Schema): QuickParse | undefined {
     case 'enum':
       return def.checks?.length ? undefined : member(schema._zod.values);
     case 'unknown':
-      return def.checks?.length ? undefined : (input) => input;
+      return def.checks?.length ? undefined : anyValue;
     case 'optional':
       return wrapped(def, undefined);
     case 'nullable':
@@ -161,13 +168,22 @@ function typed(type: 'string' | 'number', checks: Check[] = []): QuickParse | un
           input >= least &&
           input <= most &&
           (!safeInteger || Number.isSafeInteger(input));
+  if (refinements.length === 0 && type === 'string' && least === -Infinity && most === Infinity)
+    return anyString;
   if (refinements.length === 0) return (input) => (plain(input) ? input : NOT_QUICK);
   return (input) => (plain(input) && refinements.every((pass) => pass(input as never)) ? input : NOT_QUICK);
 }
 
 /** A refinement runs as zod runs it, on a payload of its own: it passes when it reports nothing. */
 function customCheck(check: Check): CheckPasses | undefined {
-  if (check._zod.def.check !== 'custom') return undefined;
+  const { check: kind, type, fn } = check._zod.def;
+  if (kind !== 'custom') return undefined;
+  // `.refine(fn)`: zod's check reports an issue exactly when `fn` answers falsy
+  if (type === 'custom' && typeof fn === 'function')
+    return (value: unknown) => {
+      const passed = fn(value);
+      return !(passed instanceof Promise) && Boolean(passed);
+    };
   return (value: unknown) => {
     const payload = { value, issues: [] };
     const result = check._zod.check(payload);
@@ -231,9 +247,12 @@ function object(
   if (rest !== undefined && rest !== 'never' && rest !== 'unknown') return undefined;
   const fields: Field[] = [];
   for (const key of Object.keys(shape)) {
-    const parse = compile(shape[key]!);
+    const { type, innerType, checks: own } = shape[key]!._zod.def;
+    // an optional field's undefined is the object's to judge (given or not given), its value the inner schema's
+    const optional = type === 'optional' && innerType !== undefined && !own?.length;
+    const parse = compile(optional ? innerType : shape[key]!);
     if (!parse || key === '__proto__') return undefined;
-    fields.push({ key, optional: shape[key]!._zod.def.type === 'optional', parse });
+    fields.push({ key, optional, parse });
   }
   const refinements: CheckPasses[] = [];
   for (const check of checks) {
@@ -241,33 +260,61 @@ function object(
     if (!pass) return undefined;
     refinements.push(pass);
   }
-  const keys = new Set(Object.keys(shape));
-  return (input) => {
-    // any object but an array, as zod takes it: it reads the shape's keys, inherited ones too
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return NOT_QUICK;
-    const given = input as Record<string, unknown>;
-    const output: Record<string, unknown> = {};
-    for (const { key, optional, parse } of fields) {
-      const value = given[key];
-      if (value === undefined) {
-        // zod keeps a key given as undefined, and leaves out one not given
-        if (!optional) return NOT_QUICK;
-        if (key in given) output[key] = undefined;
-        continue;
-      }
-      const parsed = parse(value);
-      if (parsed === NOT_QUICK) return NOT_QUICK;
-      output[key] = parsed;
-    }
-    if (rest !== undefined) {
-      for (const key in given) {
-        if (keys.has(key)) continue;
-        // zod refuses it in a strict object and leaves it out of a loose one
-        if (rest === 'never' || key === '__proto__') return NOT_QUICK;
-        output[key] = given[key];
-      }
-    }
-    for (const pass of refinements) if (!pass(output as never)) return NOT_QUICK;
-    return output;
-  };
+  return generated(fields, rest, refinements);
+}
+
+/**
+ * The object's parse as code of its own, as zod's own fast path does: each field read by its name,
+ * so V8 caches where it lies in the input's shape, where a loop over the names reads each through a
+ * lookup by key. The names are the schema's, written as JSON string literals.
+ */
+function generated(fields: Field[], rest: string | undefined, refinements: CheckPasses[]): QuickParse {
+  const lines = [
+    "if (typeof input !== 'object' || input === null || Array.isArray(input)) return NOT_QUICK;",
+    'const output = {};',
+    'let value;',
+    'let parsed;',
+  ];
+  fields.forEach(({ key, optional, parse }, index) => {
+    const name = JSON.stringify(key);
+    lines.push(`value = input[${name}];`);
+    lines.push(
+      optional
+        ? `if (value === undefined) { if (${name} in input) output[${name}] = undefined; } else {`
+        : 'if (value === undefined) return NOT_QUICK; else {',
+    );
+    if (parse === anyString)
+      lines.push(`if (typeof value !== 'string') return NOT_QUICK; output[${name}] = value; }`);
+    else if (parse === anyValue) lines.push(`output[${name}] = value; }`);
+    else
+      lines.push(
+        `parsed = parses[${index}](value); if (parsed === NOT_QUICK) return NOT_QUICK; output[${name}] = parsed; }`,
+      );
+  });
+  if (rest !== undefined) {
+    lines.push('for (const key in input) {');
+    lines.push('if (keys.has(key)) continue;');
+    // zod refuses it in a strict object and leaves it out of a loose one
+    lines.push(
+      rest === 'never'
+        ? 'return NOT_QUICK;'
+        : "if (key === '__proto__') return NOT_QUICK; output[key] = input[key];",
+    );
+    lines.push('}');
+  }
+  lines.push('for (const pass of refinements) if (!pass(output)) return NOT_QUICK;');
+  lines.push('return output;');
+  const make = new Function(
+    'NOT_QUICK',
+    'parses',
+    'keys',
+    'refinements',
+    `return (input) => {\n${lines.join('\n')}\n};`,
+  );
+  return make(
+    NOT_QUICK,
+    fields.map(({ parse }) => parse),
+    new Set(fields.map(({ key }) => key)),
+    refinements,
+  ) as QuickParse;
 }

@@ -147,9 +147,9 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
   const refIdentity: Partial<ResourceIdentity> & { group: string } = {
     group: ref.apiGroup ?? '',
     resource: ref.resource,
-    ...(ref.namespace ? { namespace: ref.namespace } : {}),
-    ...(ref.name ? { name: ref.name } : {}),
   };
+  if (ref.namespace) refIdentity.namespace = ref.namespace;
+  if (ref.name) refIdentity.name = ref.name;
   // Before the other rules: a change the operator excluded is counted as such, whatever it is.
   const excluded = target.excluded?.(auditOrigin(event));
   if (excluded) return ignore('excluded', excluded, refIdentity);
@@ -337,12 +337,11 @@ function refMismatch(
   object: { group: string; namespace?: string; name: string },
   index: number,
 ): PayloadIssue | undefined {
-  const path = formatPath(['items', index, 'responseObject']);
-  if ((ref.apiGroup ?? '') !== object.group)
-    return { path, message: 'is in another API group than objectRef' };
-  if (ref.name && ref.name !== object.name) return { path, message: 'names another object than objectRef' };
+  const issue = (message: string) => ({ path: formatPath(['items', index, 'responseObject']), message });
+  if ((ref.apiGroup ?? '') !== object.group) return issue('is in another API group than objectRef');
+  if (ref.name && ref.name !== object.name) return issue('names another object than objectRef');
   if ((ref.namespace || undefined) !== object.namespace)
-    return { path, message: 'is in another namespace than objectRef' };
+    return issue('is in another namespace than objectRef');
   return undefined;
 }
 

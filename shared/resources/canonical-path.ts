@@ -49,8 +49,12 @@ export function canonicalPath({
     throw new TypeError('canonicalPath: namespace is not a Kubernetes namespace name');
   }
   const prefix = normalizeTargetPath(targetPath);
-  const folders = [namespace ?? CLUSTER_SCOPE_FOLDER, ...(group === '' ? [] : [group]), resource];
-  if (paths === 'native') return joined(prefix, [...folders, fileName(name, extension)]);
+  const scope = namespace ?? CLUSTER_SCOPE_FOLDER;
+  if (paths === 'native') {
+    const path = `${scope}/${group === '' ? '' : `${group}/`}${resource}/${fileName(name, extension)}`;
+    return prefix === '' ? path : `${prefix}/${path}`;
+  }
+  const folders = group === '' ? [scope, resource] : [scope, group, resource];
   const folder = joined(prefix, folders.map(portableFolder));
   return `${folder}/${portableFileName(name, extension, folder.length)}`;
 }

@@ -14,13 +14,11 @@ export type BoundsProblem = {
   message: string;
 };
 
-type Pending = { value: unknown; depth: number; indent: number; field: PropertyKey | undefined };
-
 /**
  * Renders a sanitized object as YAML within `MAX_OBJECT_DEPTH` and `MAX_RENDERED_BYTES`, or names
- * the problem. The object is walked first without recursion (so no depth can overflow the stack),
- * counting a lower bound of the rendered bytes (indentation, keys, text, literal-block lines), so
- * an object whose indentation would multiply its size is refused before a byte is rendered.
+ * the problem. The object is walked first, counting a lower bound of the rendered bytes
+ * (indentation, keys, text, literal-block lines), so an object whose indentation would multiply its
+ * size is refused before a byte is rendered.
  * @returns the YAML and its UTF-8 bytes.
  */
 export function renderBounded(object: SanitizedObject): { content: string; bytes: number } | BoundsProblem {
@@ -33,11 +31,19 @@ export function renderBounded(object: SanitizedObject): { content: string; bytes
   return { content, bytes };
 }
 
+/**
+ * Depth first, each map's or list's members counted before any is entered, the last entered first;
+ * recursive, as the depth is checked before a level is entered, so the stack holds at most
+ * `MAX_OBJECT_DEPTH` frames of it, whatever the input's depth.
+ */
 function walk(object: SanitizedObject): BoundsProblem | undefined {
-  const stack: Pending[] = [{ value: object, depth: 1, indent: 0, field: undefined }];
   let bytes = 0;
-  while (stack.length > 0) {
-    const { value, depth, indent, field } = stack.pop() as Pending;
+  const visit = (
+    value: unknown,
+    depth: number,
+    indent: number,
+    field: PropertyKey | undefined,
+  ): BoundsProblem | undefined => {
     if (typeof value === 'string') {
       bytes += value.length + countNewlines(value) * (indent + 2);
     } else if (typeof value === 'object' && value !== null) {
@@ -48,19 +54,30 @@ function walk(object: SanitizedObject): BoundsProblem | undefined {
           message: `nests maps and lists more than ${MAX_OBJECT_DEPTH} levels deep`,
         };
       }
-      const entries: [string | undefined, unknown][] = Array.isArray(value)
-        ? value.map((item) => [undefined, item])
-        : Object.entries(value);
-      for (const [key, item] of entries) {
-        bytes += indent + (key === undefined ? 2 : key.length + 2);
-        stack.push({ value: item, depth: depth + 1, indent: indent + 2, field: field ?? key });
+      if (Array.isArray(value)) {
+        bytes += value.length * (indent + 2);
+        if (bytes > MAX_RENDERED_BYTES) return tooLarge();
+        for (let index = value.length - 1; index >= 0; index--) {
+          const problem = visit(value[index], depth + 1, indent + 2, field);
+          if (problem) return problem;
+        }
+        return undefined;
       }
+      const keys = Object.keys(value);
+      for (const key of keys) bytes += indent + key.length + 2;
+      if (bytes > MAX_RENDERED_BYTES) return tooLarge();
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const key = keys[index]!;
+        const problem = visit((value as Record<string, unknown>)[key], depth + 1, indent + 2, field ?? key);
+        if (problem) return problem;
+      }
+      return undefined;
     } else {
       bytes += 5;
     }
-    if (bytes > MAX_RENDERED_BYTES) return tooLarge();
-  }
-  return undefined;
+    return bytes > MAX_RENDERED_BYTES ? tooLarge() : undefined;
+  };
+  return visit(object, 1, 0, undefined);
 }
 
 function countNewlines(text: string): number {

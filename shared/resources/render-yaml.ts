@@ -25,25 +25,29 @@ export function renderYaml(object: SanitizedObject): string {
 function orderedKeys(object: Record<string, unknown>, head: readonly string[], skip?: string): string[] {
   const keys: string[] = [];
   for (const key of head) if (object[key] !== undefined && Object.hasOwn(object, key)) keys.push(key);
-  const rest: string[] = [];
-  for (const key of Object.keys(object)) {
-    if (object[key] !== undefined && key !== skip && !head.includes(key)) rest.push(key);
+  const headCount = keys.length;
+  for (const key in object) {
+    if (Object.hasOwn(object, key) && object[key] !== undefined && key !== skip && !head.includes(key))
+      keys.push(key);
   }
-  sortKeys(rest);
-  for (const key of rest) keys.push(key);
+  sortKeys(keys, headCount);
   return keys;
 }
 
-/** Sorts in place; most maps have a handful of keys, which insertion sorts without `sort`'s scratch copy. */
-function sortKeys(keys: string[]): void {
-  if (keys.length > 16) {
-    keys.sort();
+/**
+ * Sorts `keys` from `from` on, in place; most maps have a handful of keys, which insertion sorts
+ * without `sort`'s scratch copy.
+ */
+function sortKeys(keys: string[], from: number): void {
+  if (keys.length - from > 16) {
+    const sorted = keys.slice(from).sort();
+    for (let i = 0; i < sorted.length; i++) keys[from + i] = sorted[i]!;
     return;
   }
-  for (let i = 1; i < keys.length; i++) {
+  for (let i = from + 1; i < keys.length; i++) {
     const key = keys[i]!;
     let at = i;
-    for (; at > 0 && keys[at - 1]! > key; at--) keys[at] = keys[at - 1]!;
+    for (; at > from && keys[at - 1]! > key; at--) keys[at] = keys[at - 1]!;
     keys[at] = key;
   }
 }
@@ -56,12 +60,12 @@ function emitMap(
   headOf: (key: string) => readonly string[] = () => NONE,
   skip?: string,
 ): string {
-  const pad = ' '.repeat(indent);
+  const pad = padOf(indent);
   let out = '';
   for (const key of orderedKeys(object, head, skip)) {
     const value = object[key];
     const start = `${pad}${isPlainSafe(key) ? key : doubleQuoted(key)}:`;
-    if (isPlainObject(value) && Object.keys(value).length > 0) {
+    if (isPlainObject(value) && hasKeys(value)) {
       out += `${start}\n${emitMap(value, headOf(key), indent + 2)}`;
     } else if (Array.isArray(value) && value.length > 0) {
       out += `${start}\n${emitSequence(value, indent + 2)}`;
@@ -73,11 +77,11 @@ function emitMap(
 }
 
 function emitSequence(items: unknown[], indent: number): string {
-  const pad = ' '.repeat(indent);
+  const pad = padOf(indent);
   let out = '';
   for (const item of items) {
     let nested: string;
-    if (isPlainObject(item) && Object.keys(item).length > 0) nested = emitMap(item, NONE, indent + 2);
+    if (isPlainObject(item) && hasKeys(item)) nested = emitMap(item, NONE, indent + 2);
     else if (Array.isArray(item) && item.length > 0) nested = emitSequence(item, indent + 2);
     else {
       out += emitScalar(`${pad}-`, item, indent);
@@ -95,7 +99,7 @@ function emitScalar(start: string, value: unknown, indent: number): string {
     if (isPlainSafe(value)) return `${start} ${value}\n`;
     const block = literalBlock(value);
     if (!block) return `${start} ${doubleQuoted(value)}\n`;
-    const pad = ' '.repeat(indent + 2);
+    const pad = padOf(indent + 2);
     let out = `${start} ${block.header}\n`;
     for (const line of block.lines) out += line === '' ? '\n' : `${pad}${line}\n`;
     return out;
@@ -112,6 +116,24 @@ function emitScalar(start: string, value: unknown, indent: number): string {
 function numberText(value: number): string {
   const text = String(value);
   return /e/.test(text) && !text.includes('.') ? text.replace('e', '.0e') : text;
+}
+
+const PADS: string[] = [];
+
+/** `indent` spaces: one string per depth, not one per map. */
+function padOf(indent: number): string {
+  let pad = PADS[indent];
+  if (pad === undefined) {
+    pad = ' '.repeat(indent);
+    PADS[indent] = pad;
+  }
+  return pad;
+}
+
+/** Whether the map has a key of its own: without listing them. */
+function hasKeys(object: Record<string, unknown>): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

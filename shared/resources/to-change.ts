@@ -92,20 +92,21 @@ export function toChange({
     }
   }
   const objectUid = object?.metadata.uid || uid;
+  // built field by field: an object spread of each optional field made a garbage object per field
   const change: Change = {
     path: canonicalPath({
       targetPath: target.path,
       identity,
-      ...(encrypt ? { extension: '.sops.yaml' } : {}),
-      ...(target.paths ? { paths: target.paths } : {}),
+      extension: encrypt ? '.sops.yaml' : undefined,
+      paths: target.paths,
     }),
     operation: operation === 'delete' && isNamespace(identity) ? 'delete-namespace' : operation,
-    ...(content === undefined ? {} : { content }),
     identity,
-    ...(resourceVersion ? { resourceVersion } : {}),
-    ...(objectUid ? { uid: objectUid } : {}),
-    ...(author ? { author } : {}),
-    ...(created && operation === 'upsert' ? { created: true as const } : {}),
   };
+  if (content !== undefined) change.content = content;
+  if (resourceVersion) change.resourceVersion = resourceVersion;
+  if (objectUid) change.uid = objectUid;
+  if (author) change.author = author;
+  if (created && operation === 'upsert') change.created = true;
   return { change };
 }
