@@ -8,7 +8,7 @@ import {
 } from '../../branch';
 import { isScopedOperation } from '../../branch/model';
 import { admittedFrom, type BatchedChange, storeChangeBatch } from '../../payloads/change-batches';
-import type { Change } from '../../resources';
+import type { Change, ChangeAuthor } from '../../resources';
 import { commitAuthor } from '../../resources/commit-author';
 import type { AppRuntime, ResolvedTarget } from '../runtime/app-runtime';
 import type { BranchHandle } from './branch-handle';
@@ -117,21 +117,30 @@ async function admitCommands(
   const commands: BranchCommand[] = [];
   let run: Extract<BranchCommand, { type: 'AdmitRun' }> | undefined;
   let runKey: string | undefined;
+  // made for a change that starts a command, not for each change
+  const originOf = (change: Change, author: Author) => ({
+    at,
+    target: target.config.name,
+    author,
+    attribution: change.author ? attribution : ('configured' as const),
+  });
   held.forEach(({ change, author, key }, index) => {
-    const changeAttribution: Attribution = change.author ? attribution : 'configured';
-    const origin = { at, target: target.config.name, author, attribution: changeAttribution };
     const entry = listed[index]!;
     if (inline) {
       // one command per stretch of one origin, each change in it: the branch holds and claims them one by one
       const last = commands.at(-1);
       const candidate = admittedFrom(ref, entry);
       if (last?.type === 'AdmitChanges' && runKey === key) last.changes.push(candidate);
-      else commands.push({ type: 'AdmitChanges', ...origin, changes: [candidate] });
+      else commands.push({ type: 'AdmitChanges', ...originOf(change, author), changes: [candidate] });
       runKey = key;
       return;
     }
     if (isScopedOperation(entry.operation)) {
-      commands.push({ type: 'AdmitChanges', ...origin, changes: [admittedFrom(ref, entry)] });
+      commands.push({
+        type: 'AdmitChanges',
+        ...originOf(change, author),
+        changes: [admittedFrom(ref, entry)],
+      });
       run = undefined;
       return;
     }
@@ -140,7 +149,11 @@ async function admitCommands(
       run.run.bytes += entry.bytes;
       return;
     }
-    run = { type: 'AdmitRun', ...origin, run: { ref, first: index, n: 1, bytes: entry.bytes } };
+    run = {
+      type: 'AdmitRun',
+      ...originOf(change, author),
+      run: { ref, first: index, n: 1, bytes: entry.bytes },
+    };
     runKey = key;
     commands.push(run);
   });
@@ -254,8 +267,11 @@ interface HeldChange {
  */
 function originsOf(target: ResolvedTarget): (change: Change) => { author: Author; key: string } {
   const known = new Map<string, { author: Author; key: string }>();
+  // a batch's changes come in stretches of one user: the last one's origin is checked first, without a key
+  let last: { user: ChangeAuthor | undefined; origin: { author: Author; key: string } } | undefined;
   return (change) => {
     const user = change.author;
+    if (last && sameUser(last.user, user)) return last.origin;
     const userKey = user ? JSON.stringify([user.username, user.groups ?? []]) : '';
     let origin = known.get(userKey);
     if (!origin) {
@@ -266,8 +282,18 @@ function originsOf(target: ResolvedTarget): (change: Change) => { author: Author
       origin = { author, key };
       known.set(userKey, origin);
     }
+    last = { user, origin };
     return origin;
   };
+}
+
+/** Whether two changes' users are one: the same username and groups, in order (what the key holds). */
+function sameUser(a: ChangeAuthor | undefined, b: ChangeAuthor | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.username !== b.username) return false;
+  const groups = a.groups ?? [];
+  const others = b.groups ?? [];
+  return groups.length === others.length && groups.every((group, index) => group === others[index]);
 }
 
 /**
@@ -276,24 +302,21 @@ function originsOf(target: ResolvedTarget): (change: Change) => { author: Author
  */
 function admitted(change: Change, withUid: boolean): AdmittedChange {
   const { identity } = change;
-  return {
+  // field by field, in the order the stored change list has them: no garbage object per field
+  const candidate: AdmittedChange = {
     path: change.path,
     operation: change.operation,
     bytes: change.content === undefined ? 0 : Buffer.byteLength(change.content),
-    ...(change.resourceVersion ? { resourceVersion: change.resourceVersion } : {}),
-    // a uid no apiserver assigns is left out, not refused: the change is recorded, only unmatched
-    ...(withUid && change.uid && change.uid.length <= FIELD_CHARS.objectUid ? { uid: change.uid } : {}),
-    subject: {
-      apiVersion: identity.group ? `${identity.group}/${identity.version}` : identity.version,
-      resource: identity.resource,
-      ...(identity.namespace ? { namespace: identity.namespace } : {}),
-      name: identity.name,
-    },
-    ...(change.operation === 'delete' || change.operation === 'delete-namespace'
-      ? { verb: 'delete' as const }
-      : change.created
-        ? { verb: 'create' as const }
-        : {}),
-    ...(change.selector ? { selector: change.selector } : {}),
   };
+  if (change.resourceVersion) candidate.resourceVersion = change.resourceVersion;
+  // a uid no apiserver assigns is left out, not refused: the change is recorded, only unmatched
+  if (withUid && change.uid && change.uid.length <= FIELD_CHARS.objectUid) candidate.uid = change.uid;
+  const apiVersion = identity.group ? `${identity.group}/${identity.version}` : identity.version;
+  candidate.subject = identity.namespace
+    ? { apiVersion, resource: identity.resource, namespace: identity.namespace, name: identity.name }
+    : { apiVersion, resource: identity.resource, name: identity.name };
+  if (change.operation === 'delete' || change.operation === 'delete-namespace') candidate.verb = 'delete';
+  else if (change.created) candidate.verb = 'create';
+  if (change.selector) candidate.selector = change.selector;
+  return candidate;
 }
