@@ -260,8 +260,17 @@ function object(
     if (!pass) return undefined;
     refinements.push(pass);
   }
-  return generated(fields, rest, refinements);
+  return CAN_GENERATE ? generated(fields, rest, refinements) : undefined;
 }
+
+// Node run with --disallow-code-generation-from-strings refuses `new Function`: zod parses then
+const CAN_GENERATE = (() => {
+  try {
+    return typeof new Function('return 1') === 'function';
+  } catch {
+    return false;
+  }
+})();
 
 /**
  * The object's parse as code of its own, as zod's own fast path does: each field read by its name,

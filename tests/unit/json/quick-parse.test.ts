@@ -3,6 +3,8 @@
 // whatever zod refuses it leaves to zod, whose issues the caller gets. Checked on the real
 // apiservers' EventLists of tests/fixtures/audit and on mutations of them, and on a schema with
 // every part the quick parser follows.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { z } from 'zod';
@@ -227,6 +229,27 @@ describe('a quick parse of a schema', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('leaves every object to zod in a Node that refuses to generate code, and still parses', () => {
+    // `node --disallow-code-generation-from-strings` makes `new Function` throw, as a locked-down host may
+    const script = `
+      const { quickParser, quickSafeParse } = require('./shared/json/quick-parse');
+      const { auditEventListSchema } = require('./shared/resources/audit');
+      const list = { apiVersion: 'audit.k8s.io/v1', kind: 'EventList', items: [] };
+      console.log(JSON.stringify({
+        quick: quickParser(auditEventListSchema) !== undefined,
+        parsed: quickSafeParse(auditEventListSchema)(list).success,
+      }));`;
+    const run = (flags: string[]) =>
+      JSON.parse(
+        execFileSync(process.execPath, ['--import', 'tsx', ...flags, '-e', script], {
+          cwd: join(__dirname, '../../..'),
+          encoding: 'utf8',
+        }),
+      );
+    expect(run(['--disallow-code-generation-from-strings'])).toEqual({ quick: false, parsed: true });
+    expect(run([])).toEqual({ quick: true, parsed: true });
   });
 
   describe('on each part it follows', () => {
