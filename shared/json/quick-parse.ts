@@ -71,6 +71,9 @@ interface Schema {
       valueType?: Schema;
       mode?: string;
       partial?: boolean;
+      discriminator?: string;
+      options?: Schema[];
+      unionFallback?: boolean;
     };
     values?: Set<unknown>;
   };
@@ -87,6 +90,7 @@ interface Check {
       value?: unknown;
       inclusive?: boolean;
       format?: string;
+      pattern?: RegExp;
     };
     check(payload: { value: unknown; issues: unknown[] }): unknown;
   };
@@ -112,16 +116,46 @@ function compile(schema: Schema): QuickParse | undefined {
     case 'nullable':
       return wrapped(def, null);
     case 'array':
-      return def.element && !def.checks?.length ? array(def.element) : undefined;
+      return def.element ? array(def.element, def.checks) : undefined;
+    case 'boolean':
+      return def.coerce || def.checks?.length
+        ? undefined
+        : (input) => (typeof input === 'boolean' ? input : NOT_QUICK);
     case 'record':
       return def.mode === 'loose' || def.partial || !def.keyType || !def.valueType || def.checks?.length
         ? undefined
         : record(def.keyType, def.valueType);
     case 'object':
       return def.shape ? object(def.shape, def.catchall, def.checks) : undefined;
+    case 'union':
+      return def.discriminator !== undefined && def.options && !def.checks?.length && !def.unionFallback
+        ? discriminated(def.discriminator, def.options)
+        : undefined;
     default:
       return undefined;
   }
+}
+
+/**
+ * A discriminated union: the option the discriminator's value names parses, as in zod; an option
+ * with a part the quick parser cannot follow leaves its inputs to zod, the others stay quick.
+ */
+function discriminated(discriminator: string, options: Schema[]): QuickParse | undefined {
+  const byValue = new Map<unknown, QuickParse>();
+  for (const option of options) {
+    const values = option._zod.def.shape?.[discriminator]?._zod.values;
+    if (option._zod.def.type !== 'object' || !values) return undefined;
+    const parse = compile(option) ?? (() => NOT_QUICK);
+    for (const value of values) {
+      if (value === undefined || byValue.has(value)) return undefined;
+      byValue.set(value, parse);
+    }
+  }
+  return (input) => {
+    if (typeof input !== 'object' || input === null) return NOT_QUICK;
+    const parse = byValue.get((input as Record<string, unknown>)[discriminator]);
+    return parse ? parse(input) : NOT_QUICK;
+  };
 }
 
 function member(values: Set<unknown> | undefined): QuickParse | undefined {
@@ -140,19 +174,27 @@ function typed(type: 'string' | 'number', checks: Check[] = []): QuickParse | un
   // bounds as numbers, so a string or number is checked without a call per bound
   let least = -Infinity;
   let most = Infinity;
+  let above = -Infinity;
+  let below = Infinity;
   let safeInteger = false;
   const refinements: CheckPasses[] = [];
   for (const check of checks) {
-    const { check: kind, minimum, maximum, value: bound, inclusive, format } = check._zod.def;
+    const { check: kind, minimum, maximum, value: bound, inclusive, format, pattern } = check._zod.def;
     if (type === 'string' && kind === 'max_length' && maximum !== undefined) most = Math.min(most, maximum);
+    // `.regex(pattern)`: tested as zod tests it, from the start of the text
+    else if (type === 'string' && kind === 'string_format' && format === 'regex' && pattern instanceof RegExp)
+      refinements.push((value: string) => {
+        pattern.lastIndex = 0;
+        return pattern.test(value);
+      });
     // zod counts code points in a string of fewer units than twice its minimum: left to zod
     else if (type === 'string' && kind === 'min_length' && minimum !== undefined)
       least = Math.max(least, minimum * 2);
     else if (type === 'number' && kind === 'number_format' && format === 'safeint') safeInteger = true;
-    else if (type === 'number' && typeof bound === 'number' && kind === 'greater_than' && inclusive)
-      least = Math.max(least, bound);
-    else if (type === 'number' && typeof bound === 'number' && kind === 'less_than' && inclusive)
-      most = Math.min(most, bound);
+    else if (type === 'number' && typeof bound === 'number' && kind === 'greater_than')
+      inclusive ? (least = Math.max(least, bound)) : (above = Math.max(above, bound));
+    else if (type === 'number' && typeof bound === 'number' && kind === 'less_than')
+      inclusive ? (most = Math.min(most, bound)) : (below = Math.min(below, bound));
     else {
       const refinement = customCheck(check);
       if (!refinement) return undefined;
@@ -167,6 +209,8 @@ function typed(type: 'string' | 'number', checks: Check[] = []): QuickParse | un
           Number.isFinite(input) &&
           input >= least &&
           input <= most &&
+          input > above &&
+          input < below &&
           (!safeInteger || Number.isSafeInteger(input));
   if (refinements.length === 0 && type === 'string' && least === -Infinity && most === Infinity)
     return anyString;
@@ -191,11 +235,20 @@ function customCheck(check: Check): CheckPasses | undefined {
   };
 }
 
-function array(element: Schema): QuickParse | undefined {
+function array(element: Schema, checks: Check[] = []): QuickParse | undefined {
   const item = compile(element);
   if (!item) return undefined;
+  // an array's length is its count of items, as zod counts it
+  let least = 0;
+  let most = Infinity;
+  for (const check of checks) {
+    const { check: kind, minimum, maximum } = check._zod.def;
+    if (kind === 'min_length' && minimum !== undefined) least = Math.max(least, minimum);
+    else if (kind === 'max_length' && maximum !== undefined) most = Math.min(most, maximum);
+    else return undefined;
+  }
   return (input) => {
-    if (!Array.isArray(input)) return NOT_QUICK;
+    if (!Array.isArray(input) || input.length < least || input.length > most) return NOT_QUICK;
     const output: unknown[] = new Array(input.length);
     for (let index = 0; index < input.length; index++) {
       const value = item(input[index]);

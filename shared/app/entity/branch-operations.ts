@@ -19,6 +19,7 @@ import {
 } from '../../branch';
 import { checkTargetPath } from '../../config/names';
 import { checkWritePath } from '../../git/check-write-path';
+import { quickSafeParse } from '../../json/quick-parse';
 import { type AppliedSequences, rememberSequence, seenSequence } from './applied-sequences';
 import { type PublishedOrders, rememberPublished, withoutSuperseded } from './published-orders';
 import { forgetPastSpan, type RecentRequests, rememberRequest, seenRequest } from './recent-requests';
@@ -118,6 +119,27 @@ export const branchOperationSchemas = {
 
 export type BranchOperationName = keyof typeof branchOperationSchemas;
 
+const operationParsers = Object.fromEntries(
+  Object.entries(branchOperationSchemas).map(([operation, schema]) => [
+    operation,
+    quickSafeParse<z.ZodType>(schema),
+  ]),
+) as Record<BranchOperationName, (input: unknown) => z.ZodSafeParseResult<OperationInput>>;
+
+/** What an operation takes, as its schema parses it. */
+type OperationInput = z.output<(typeof branchOperationSchemas)[BranchOperationName]>;
+
+/**
+ * `branchOperationSchemas[operation].safeParse(input)`, quick for the input it plainly accepts (every
+ * signal of a request's changes, parsed by the HTTP layer before it sends it and by the entity).
+ */
+export function parseBranchOperation(
+  operation: BranchOperationName,
+  input: unknown,
+): z.ZodSafeParseResult<OperationInput> {
+  return operationParsers[operation](input);
+}
+
 /** What the driver needs after `plan`: the owed effects, the next deadline, and the status to show. */
 export interface BranchPlan {
   at: string;
@@ -158,7 +180,7 @@ function runOperation(
   if (!(operation in branchOperationSchemas)) {
     return { state, answer: { ok: false, error: `unknown branch operation "${operation}"` } };
   }
-  const parsed = branchOperationSchemas[operation as BranchOperationName].safeParse(input);
+  const parsed = parseBranchOperation(operation as BranchOperationName, input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return {

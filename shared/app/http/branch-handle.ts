@@ -9,7 +9,7 @@ import {
 import {
   type BranchEntityState,
   type BranchOperationName,
-  branchOperationSchemas,
+  parseBranchOperation,
 } from '../entity/branch-operations';
 import { requestIdSource } from '../entity/request-ids';
 import { type AppRuntime, type ResolvedTarget, settingsCommands } from '../runtime/app-runtime';
@@ -104,7 +104,7 @@ function heldByBranch(
   operation: BranchOperationName,
   input: Record<string, unknown>,
 ): Record<string, unknown> {
-  const parsed = branchOperationSchemas[operation].safeParse(input);
+  const parsed = parseBranchOperation(operation, input);
   if (parsed.success) return input;
   throw new ApiError(
     'invalid-input',

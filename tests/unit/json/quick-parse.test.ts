@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { z } from 'zod';
+import { branchOperationSchemas } from '../../../shared/app/entity/branch-operations';
 import { authorSchema, changeSchema } from '../../../shared/branch';
 import { NOT_QUICK, quickParse, quickParser, quickSafeParse } from '../../../shared/json/quick-parse';
 import { changeListSchema } from '../../../shared/payloads/change-batches';
@@ -146,6 +147,7 @@ describe('a quick parse of a schema', () => {
       changeSchema,
       authorSchema,
       changeListSchema,
+      branchOperationSchemas.apply,
     ])
       expect(quickParser(schema)).toBeDefined();
   });
@@ -231,6 +233,69 @@ describe('a quick parse of a schema', () => {
     );
   });
 
+  it('agrees with zod on every mutation of a request’s signal to its branch (settings, a run, changes)', () => {
+    const at = '2026-12-04T10:00:00.000Z';
+    const author = { name: 'alice', email: 'alice@example.com', username: 'alice' };
+    const change = {
+      path: 'shop/apps/deployments/web.yaml',
+      operation: 'upsert',
+      payloadRef: `sha256-${'a'.repeat(64)}#3`,
+      bytes: 812,
+      resourceVersion: '1234',
+      subject: { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'shop', name: 'web' },
+      verb: 'create',
+    };
+    const signal = {
+      requestId: 'AbCdEfGh-1a',
+      commands: [
+        {
+          type: 'ConfigureBranch',
+          at,
+          limits: { bufferBytes: 8388608, retryInitialMs: 1000, retryMaxMs: 300000, pushCooldownMs: 0 },
+        },
+        {
+          type: 'ChangeSettings',
+          at,
+          target: 'prod',
+          path: 'clusters/prod',
+          window: { idleTimeoutMs: 1000, maxDurationMs: 10000 },
+          prune: 'Never',
+          parentBranch: null,
+          suspend: false,
+          attributionWaitMs: 0,
+          publish: 'push',
+        },
+        {
+          type: 'AdmitRun',
+          at,
+          target: 'prod',
+          author,
+          attribution: 'audit',
+          run: { ref: `sha256-${'b'.repeat(64)}`, first: 0, n: 400, bytes: 320000 },
+        },
+        { type: 'AdmitChanges', at, target: 'prod', author, attribution: 'audit', changes: [change] },
+        {
+          type: 'RefuseChanges',
+          at,
+          target: 'prod',
+          changes: [
+            { object: 'v1 configmaps a/b', reason: 'value-out-of-bounds', message: 'path: too long' },
+          ],
+        },
+      ],
+    };
+    const apply = branchOperationSchemas.apply;
+    expect(quickParser(apply)!({ ...signal, commands: signal.commands.slice(0, 4) })).not.toBe(NOT_QUICK);
+    expect(agrees(apply, signal)).toBe(true);
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
+        const mutatedSignal = mutations.reduce<unknown>((value, change) => mutated(value, change), signal);
+        expect(agrees(apply, mutatedSignal)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('leaves every object to zod in a Node that refuses to generate code, and still parses', () => {
     // `node --disallow-code-generation-from-strings` makes `new Function` throw, as a locked-down host may
     const script = `
@@ -255,6 +320,19 @@ describe('a quick parse of a schema', () => {
   describe('on each part it follows', () => {
     const schema = z.object({
       strict: z.strictObject({ id: z.number().int().nonnegative().max(10) }).optional(),
+      flag: z.boolean().optional(),
+      share: z.number().positive().lt(1).optional(),
+      list: z.array(z.string()).min(1).max(2).optional(),
+      code: z
+        .string()
+        .regex(/^[a-z]{1,3}$/)
+        .optional(),
+      shape: z
+        .discriminatedUnion('kind', [
+          z.object({ kind: z.literal('dot'), at: z.number() }),
+          z.object({ kind: z.literal('label'), text: z.string().transform((text) => text.trim()) }),
+        ])
+        .optional(),
       loose: z.looseObject({ kind: z.literal('Thing') }).optional(),
       tags: z.record(z.string(), z.array(z.string().min(1).max(3)).nullish()).optional(),
       level: z.enum(['low', 'high']).nullable().optional(),
@@ -270,26 +348,43 @@ describe('a quick parse of a schema', () => {
         context.addIssue({ code: 'custom', message: 'a high level needs an id', path: ['strict'] });
     });
 
-    const value = fc.record(
-      {
-        strict: fc.oneof(
-          odd,
-          fc.record({ id: fc.oneof(fc.integer({ min: -2, max: 12 }), odd) }, { requiredKeys: [] }),
+    const fields = {
+      strict: fc.oneof(
+        odd,
+        fc.record({ id: fc.oneof(fc.integer({ min: -2, max: 12 }), odd) }, { requiredKeys: [] }),
+      ),
+      flag: fc.oneof(odd, fc.boolean()),
+      share: fc.oneof(odd, fc.constantFrom<unknown>(0, 1, 0.5, 1e-9)),
+      list: fc.oneof(odd, fc.array(fc.oneof(odd, fc.string({ maxLength: 2 })), { maxLength: 3 })),
+      code: fc.oneof(odd, fc.constantFrom<unknown>('ab', 'abcd', 'A', 'a\n')),
+      shape: fc.oneof(
+        odd,
+        fc.record(
+          {
+            kind: fc.constantFrom<unknown>('dot', 'label', 'other'),
+            at: fc.oneof(odd, fc.integer()),
+            text: fc.oneof(odd, fc.string({ maxLength: 3 })),
+          },
+          { requiredKeys: [] },
         ),
-        loose: fc.oneof(odd, fc.record({ kind: fc.constantFrom<unknown>('Thing', 'thing'), more: anyValue })),
-        tags: fc.oneof(
-          odd,
-          fc.dictionary(
-            fc.string({ maxLength: 3 }),
-            fc.oneof(odd, fc.array(fc.oneof(odd, fc.string({ maxLength: 4 })))),
-          ),
+      ),
+      loose: fc.oneof(odd, fc.record({ kind: fc.constantFrom<unknown>('Thing', 'thing'), more: anyValue })),
+      tags: fc.oneof(
+        odd,
+        fc.dictionary(
+          fc.string({ maxLength: 3 }),
+          fc.oneof(odd, fc.array(fc.oneof(odd, fc.string({ maxLength: 4 })))),
         ),
-        level: fc.oneof(odd, fc.constantFrom<unknown>('low', 'high', 'mid')),
-        ratio: fc.oneof(odd, fc.double()),
-        note: fc.oneof(odd, fc.string({ maxLength: 4 })),
-        extra: anyValue,
-      },
-      { requiredKeys: [] },
+      ),
+      level: fc.oneof(odd, fc.constantFrom<unknown>('low', 'high', 'mid')),
+      ratio: fc.oneof(odd, fc.double()),
+      note: fc.oneof(odd, fc.string({ maxLength: 4 })),
+      extra: anyValue,
+    };
+    // each field alone as often as all of them together: an input with many fields is rarely valid throughout
+    const value = fc.oneof(
+      fc.record(fields, { requiredKeys: [] }),
+      ...Object.entries(fields).map(([key, arbitrary]) => fc.record({ [key]: arbitrary })),
     );
 
     it.each([
@@ -314,6 +409,11 @@ describe('a quick parse of a schema', () => {
     it('takes what zod takes quickly: a valid value with every part, keys in order', () => {
       const input = {
         strict: { id: 3 },
+        flag: true,
+        share: 0.25,
+        list: ['a', 'b'],
+        code: 'abc',
+        shape: { kind: 'dot', at: 2 },
         loose: { kind: 'Thing', more: [1], extra: undefined },
         tags: { b: ['ab'], a: null, c: undefined },
         level: 'high',
