@@ -12,9 +12,10 @@ import type { z } from 'zod';
  * mutations).
  *
  * Built for the schemas' parts that the hot paths use: objects (stripped, strict or loose), strings
- * and arrays with length bounds, finite and safe-integer numbers with bounds, literals and enums,
- * optional, nullable, unknown, string-keyed records, and refinements. A schema with any other part
- * (a transform, a default, a format, a union) gets no quick parser.
+ * with length bounds and patterns, arrays with length bounds, finite and safe-integer numbers with
+ * bounds, booleans, literals and enums, optional, nullable, unknown, string-keyed records,
+ * discriminated unions and refinements. A schema with any other part (a transform, a default, a
+ * format, a plain union) gets no quick parser.
  */
 export const NOT_QUICK: unique symbol = Symbol('not quick');
 
@@ -191,11 +192,13 @@ function typed(type: 'string' | 'number', checks: Check[] = []): QuickParse | un
     else if (type === 'string' && kind === 'min_length' && minimum !== undefined)
       least = Math.max(least, minimum * 2);
     else if (type === 'number' && kind === 'number_format' && format === 'safeint') safeInteger = true;
-    else if (type === 'number' && typeof bound === 'number' && kind === 'greater_than')
-      inclusive ? (least = Math.max(least, bound)) : (above = Math.max(above, bound));
-    else if (type === 'number' && typeof bound === 'number' && kind === 'less_than')
-      inclusive ? (most = Math.min(most, bound)) : (below = Math.min(below, bound));
-    else {
+    else if (type === 'number' && typeof bound === 'number' && kind === 'greater_than') {
+      if (inclusive) least = Math.max(least, bound);
+      else above = Math.max(above, bound);
+    } else if (type === 'number' && typeof bound === 'number' && kind === 'less_than') {
+      if (inclusive) most = Math.min(most, bound);
+      else below = Math.min(below, bound);
+    } else {
       const refinement = customCheck(check);
       if (!refinement) return undefined;
       refinements.push(refinement);
@@ -301,7 +304,7 @@ function object(
   const fields: Field[] = [];
   for (const key of Object.keys(shape)) {
     const { type, innerType, checks: own } = shape[key]!._zod.def;
-    // an optional field's undefined is the object's to judge (given or not given), its value the inner schema's
+    // an optional field's undefined is the object's to judge (given or not), a value the inner schema's
     const optional = type === 'optional' && innerType !== undefined && !own?.length;
     const parse = compile(optional ? innerType : shape[key]!);
     if (!parse || key === '__proto__') return undefined;
