@@ -337,12 +337,18 @@ function refMismatch(
   object: { group: string; namespace?: string; name: string },
   index: number,
 ): PayloadIssue | undefined {
-  const issue = (message: string) => ({ path: formatPath(['items', index, 'responseObject']), message });
-  if ((ref.apiGroup ?? '') !== object.group) return issue('is in another API group than objectRef');
-  if (ref.name && ref.name !== object.name) return issue('names another object than objectRef');
+  if ((ref.apiGroup ?? '') !== object.group)
+    return responseObjectIssue(index, 'is in another API group than objectRef');
+  if (ref.name && ref.name !== object.name)
+    return responseObjectIssue(index, 'names another object than objectRef');
   if ((ref.namespace || undefined) !== object.namespace)
-    return issue('is in another namespace than objectRef');
+    return responseObjectIssue(index, 'is in another namespace than objectRef');
   return undefined;
+}
+
+/** An issue with event `index`'s responseObject; its path formatted only when there is one. */
+function responseObjectIssue(index: number, message: string): PayloadIssue {
+  return { path: formatPath(['items', index, 'responseObject']), message };
 }
 
 /** An update the apiserver answered without a new resourceVersion stored nothing (a no-op update). */

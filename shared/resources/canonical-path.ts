@@ -50,17 +50,18 @@ export function canonicalPath({
   }
   const prefix = normalizeTargetPath(targetPath);
   const scope = namespace ?? CLUSTER_SCOPE_FOLDER;
-  if (paths === 'native') {
-    const path = `${scope}/${group === '' ? '' : `${group}/`}${resource}/${fileName(name, extension)}`;
-    return prefix === '' ? path : `${prefix}/${path}`;
-  }
+  if (paths === 'native')
+    return joined(
+      prefix,
+      `${scope}/${group === '' ? '' : `${group}/`}${resource}/${fileName(name, extension)}`,
+    );
   const folders = group === '' ? [scope, resource] : [scope, group, resource];
-  const folder = joined(prefix, folders.map(portableFolder));
+  const folder = joined(prefix, folders.map(portableFolder).join('/'));
   return `${folder}/${portableFileName(name, extension, folder.length)}`;
 }
 
-function joined(prefix: string, segments: string[]): string {
-  return prefix === '' ? segments.join('/') : `${prefix}/${segments.join('/')}`;
+function joined(prefix: string, path: string): string {
+  return prefix === '' ? path : `${prefix}/${path}`;
 }
 
 /**

@@ -119,15 +119,15 @@ export const branchOperationSchemas = {
 
 export type BranchOperationName = keyof typeof branchOperationSchemas;
 
+/** What an operation takes, as its schema parses it. */
+type OperationInput = z.output<(typeof branchOperationSchemas)[BranchOperationName]>;
+
 const operationParsers = Object.fromEntries(
   Object.entries(branchOperationSchemas).map(([operation, schema]) => [
     operation,
     quickSafeParse<z.ZodType>(schema),
   ]),
 ) as Record<BranchOperationName, (input: unknown) => z.ZodSafeParseResult<OperationInput>>;
-
-/** What an operation takes, as its schema parses it. */
-type OperationInput = z.output<(typeof branchOperationSchemas)[BranchOperationName]>;
 
 /**
  * `branchOperationSchemas[operation].safeParse(input)`, quick for the input it plainly accepts (every

@@ -266,28 +266,26 @@ interface HeldChange {
  * groups alone, `commitAuthor`), not once an event.
  */
 function originsOf(target: ResolvedTarget): (change: Change) => { author: Author; key: string } {
-  const known = new Map<string, { author: Author; key: string }>();
-  // a batch's changes come in stretches of one user: the last one's origin is checked first, without a key
-  let last: { user: ChangeAuthor | undefined; origin: { author: Author; key: string } } | undefined;
+  // by username ('' for none), each with its users' groups: no key string is made per change
+  const known = new Map<
+    string,
+    { user: ChangeAuthor | undefined; origin: { author: Author; key: string } }[]
+  >();
   return (change) => {
     const user = change.author;
-    if (last && sameUser(last.user, user)) return last.origin;
-    const userKey = user ? JSON.stringify([user.username, user.groups ?? []]) : '';
-    let origin = known.get(userKey);
-    if (!origin) {
-      const identity = commitAuthor(user, target.repository.committer, target.authors);
-      const author: Author = user ? { ...identity, username: user.username } : identity;
-      // changes of one key go to one window: the same author, attributed the same way
-      const key = `${user ? 'attributed' : 'configured'}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
-      origin = { author, key };
-      known.set(userKey, origin);
-    }
-    last = { user, origin };
+    const ofName = known.get(user?.username ?? '') ?? [];
+    for (const entry of ofName) if (sameUser(entry.user, user)) return entry.origin;
+    const identity = commitAuthor(user, target.repository.committer, target.authors);
+    const author: Author = user ? { ...identity, username: user.username } : identity;
+    // changes of one key go to one window: the same author, attributed the same way
+    const key = `${user ? 'attributed' : 'configured'}\n${author.name}\n${author.email}\n${author.username ?? ''}`;
+    const origin = { author, key };
+    known.set(user?.username ?? '', [...ofName, { user, origin }]);
     return origin;
   };
 }
 
-/** Whether two changes' users are one: the same username and groups, in order (what the key holds). */
+/** Whether two changes' users are one: the same username and groups, in order. */
 function sameUser(a: ChangeAuthor | undefined, b: ChangeAuthor | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   if (a.username !== b.username) return false;
