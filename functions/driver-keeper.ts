@@ -1,9 +1,9 @@
 import { app, type InvocationContext } from '@azure/functions';
-import * as df from 'durable-functions';
 import { DRIVER_KEEPER_SCHEDULE, keepDrivers } from '../shared/app/driver/driver-keeper';
 import { DRIVER_KEEPER } from '../shared/app/runtime/durable-names';
 import { reportQuietSources } from '../shared/app/runtime/source-activity';
 import { readBranchState, reviveDriver } from './branch-gateway';
+import { durableClient, durableClientInput } from './durable-client';
 import { appRuntime } from './runtime';
 
 /**
@@ -12,9 +12,9 @@ import { appRuntime } from './runtime';
  */
 app.timer(DRIVER_KEEPER, {
   schedule: DRIVER_KEEPER_SCHEDULE,
-  extraInputs: [df.input.durableClient()],
+  extraInputs: [durableClientInput],
   handler: async (_timer: unknown, context: InvocationContext) => {
-    const client = df.getClient(context);
+    const client = durableClient(context);
     const runtime = await appRuntime();
     reportQuietSources(runtime.activity, runtime.nowMs());
     const revived = await keepDrivers(runtime, {

@@ -1,7 +1,7 @@
 import { app, type InvocationContext } from '@azure/functions';
-import * as df from 'durable-functions';
 import { admitDiagnosticBatch } from '../shared/app/eventhub/diagnostic-feed';
 import { durableBranchGateway } from './branch-gateway';
+import { durableClient, durableClientInput } from './durable-client';
 import { appRuntime } from './runtime';
 
 // Registered only where a hub is configured: the Functions host cannot index a trigger whose hub
@@ -25,7 +25,7 @@ function registerEventHubFeed(): void {
       ? '%KUBESCRIBE_EVENTHUB_CONSUMER_GROUP%'
       : '$Default',
     cardinality: 'many',
-    extraInputs: [df.input.durableClient()],
+    extraInputs: [durableClientInput],
     retry: {
       strategy: 'exponentialBackoff',
       maxRetryCount: -1,
@@ -47,7 +47,7 @@ function registerEventHubFeed(): void {
       }
       const outcomes = await admitDiagnosticBatch({
         runtime,
-        gateway: durableBranchGateway(df.getClient(context)),
+        gateway: durableBranchGateway(durableClient(context)),
         source,
         bodies: Array.isArray(bodies) ? bodies : [bodies],
         at: new Date(runtime.nowMs()).toISOString(),

@@ -1,5 +1,4 @@
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
-import * as df from 'durable-functions';
 import { ApiError, type ApiResponse } from '../../shared/api/errors';
 import type { BranchGateway } from '../../shared/app/http/branch-gateway';
 import { reportRefusal } from '../../shared/app/http/refused-writes';
@@ -7,6 +6,7 @@ import type { RouteRequest } from '../../shared/app/http/route-request';
 import type { AppRuntime } from '../../shared/app/runtime/app-runtime';
 import { ensureError, KubescribeError } from '../../shared/errors';
 import { durableBranchGateway } from '../branch-gateway';
+import { durableClient, durableClientInput } from '../durable-client';
 import { appRuntime } from '../runtime';
 
 type Handler = (
@@ -28,7 +28,7 @@ export function route(
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     // kubescribe checks each source's bearer token itself; the Functions key would be a second secret to hand out.
     authLevel: 'anonymous',
-    extraInputs: [df.input.durableClient()],
+    extraInputs: [durableClientInput],
     handler: async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
       const at = new Date().toISOString();
       const handle = handlers[request.method as keyof typeof handlers];
@@ -46,7 +46,7 @@ export function route(
           throw new ApiError('not-ready', reason);
         });
         const response = await handle(
-          { runtime, gateway: durableBranchGateway(df.getClient(context)) },
+          { runtime, gateway: durableBranchGateway(durableClient(context)) },
           routeRequest(request, at),
         );
         return toHttp(response);
