@@ -6,7 +6,13 @@ import type { Change, Ignored, NormalizeResult, NormalizeTarget, ResourceIdentit
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { type ChangeOrigin, latestFieldManager } from './exclusion';
 import { formatPath, issuesFrom } from './issues';
-import { isBeingDeleted, type KubeObject, objectCoordinates, parseKubeObject } from './kube-object';
+import {
+  isBeingDeleted,
+  type KubeObject,
+  objectCoordinates,
+  objectIdentity,
+  parseKubeObject,
+} from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
 import { subresourceNotRecorded } from './recorded-requests';
 import { collectionDeletePayload, replicasPayload } from './scoped-changes';
@@ -218,10 +224,9 @@ function normalizeEvent(event: AuditEvent, index: number, target: NormalizeTarge
   }
   const object = parseKubeObject(event.responseObject);
   if (!object.success) return { issues: issuesFrom(object.error, ['items', index, 'responseObject']) };
-  const coordinates = objectCoordinates(object.data);
-  const mismatch = refMismatch(ref, coordinates, index);
+  const identity = objectIdentity(object.data, ref.resource);
+  const mismatch = refMismatch(ref, identity, index);
   if (mismatch) return { issues: [mismatch] };
-  const identity: ResourceIdentity = { ...coordinates, resource: ref.resource };
   if (isUnchanged(event, object.data)) {
     return ignore(
       'unchanged',

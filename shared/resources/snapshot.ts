@@ -4,7 +4,13 @@ import type { SnapshotScope } from '../branch/snapshot-scope';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { formatPath, issuesFrom } from './issues';
-import { isBeingDeleted, type KubeObject, objectCoordinates, parseKubeObject } from './kube-object';
+import {
+  isBeingDeleted,
+  type KubeObject,
+  objectCoordinates,
+  objectIdentity,
+  parseKubeObject,
+} from './kube-object';
 import { isGroupName, isNamespaceName, isResourceName } from './names';
 import { toChange } from './to-change';
 
@@ -96,7 +102,7 @@ export function normalizeSnapshot({
   const ignored: Ignored[] = [];
   for (const { index, at, resource, object } of checked) {
     const result = toChange({
-      identity: { ...objectCoordinates(object), resource },
+      identity: objectIdentity(object, resource),
       operation: isBeingDeleted(object) ? 'delete' : 'upsert',
       object,
       resourceVersion: object.metadata.resourceVersion,

@@ -3,7 +3,7 @@ import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { latestFieldManager } from './exclusion';
 import { formatPath, issuesFrom } from './issues';
-import { isBeingDeleted, kubeObjectSchema, objectCoordinates } from './kube-object';
+import { isBeingDeleted, kubeObjectSchema, objectIdentity } from './kube-object';
 import { isResourceName } from './names';
 import { toChange } from './to-change';
 
@@ -45,7 +45,7 @@ export function normalizeWatchEvents({
   const ignored: Ignored[] = [];
   const issues: PayloadIssue[] = [];
   parsed.data.events.forEach((event, index) => {
-    const coordinates = objectCoordinates(event.object);
+    const identity = objectIdentity(event.object, event.resource);
     const deleting = event.type === 'DELETED' || isBeingDeleted(event.object);
     const manager = event.type === 'DELETED' ? undefined : latestFieldManager(event.object);
     const excluded = target.excluded?.({
@@ -58,12 +58,12 @@ export function normalizeWatchEvents({
         reason: 'excluded',
         message: excluded,
         index,
-        identity: { ...coordinates, resource: event.resource },
+        identity,
       });
       return;
     }
     const result = toChange({
-      identity: { ...coordinates, resource: event.resource },
+      identity,
       operation: deleting ? 'delete' : 'upsert',
       object: event.object,
       author: event.author,
