@@ -13,7 +13,10 @@ let last: { data: string; client: df.DurableClient } | undefined;
  * A client holds nothing of an invocation, so reusing it is safe.
  */
 export function durableClient(context: InvocationContext): df.DurableClient {
-  const data = JSON.stringify(context.extraInputs.get(durableClientInput));
+  const input: unknown = context.extraInputs.get(durableClientInput);
+  // no binding: df.getClient's error names it
+  if (input === undefined) return df.getClient(context);
+  const data = JSON.stringify(input);
   if (last?.data !== data) last = { data, client: df.getClient(context) };
   return last.client;
 }
