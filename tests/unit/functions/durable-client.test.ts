@@ -1,32 +1,19 @@
 // The durable client a function gets from its binding: reused while the host's client data stays
 // the same (durable-functions' getClient copies the data and makes an axios instance on each call).
-// The data is the durableClient binding's as the Durable Functions extension gives it, the same
-// shape the embedded host hands out (embedded/host.ts clientData).
+// The data has the shape of the durableClient binding's as the Durable Functions extension gives it
+// (and the embedded host, embedded/host.ts), with fewer URLs.
 import { InvocationContext } from '@azure/functions';
 import { durableClient, durableClientInput } from '../../../functions/durable-client';
 
+/** The binding's data, one URL of each kind (durable-functions requires the hub's name and both maps). */
 function clientData(rpcBaseUrl: string, taskHubName = 'hub') {
-  const q = `taskHub=${taskHubName}&connection=Storage`;
-  const instance = `${rpcBaseUrl}instances/INSTANCEID`;
+  const query = `taskHub=${taskHubName}&connection=Storage`;
   return {
     taskHubName,
-    creationUrls: {
-      createNewInstancePostUri: `${rpcBaseUrl}orchestrators/{functionName}[/{instanceId}]?${q}`,
-      createAndWaitOnNewInstancePostUri: `${rpcBaseUrl}orchestrators/{functionName}[/{instanceId}]?timeout={timeoutInSeconds}&pollingInterval={intervalInSeconds}&${q}`,
-    },
-    managementUrls: {
-      id: 'INSTANCEID',
-      statusQueryGetUri: `${instance}?${q}`,
-      sendEventPostUri: `${instance}/raiseEvent/{eventName}?${q}`,
-      terminatePostUri: `${instance}/terminate?reason={text}&${q}`,
-      rewindPostUri: `${instance}/rewind?reason={text}&${q}`,
-      purgeHistoryDeleteUri: `${instance}?${q}`,
-      restartPostUri: `${instance}/restart?${q}`,
-      suspendPostUri: `${instance}/suspend?reason={text}&${q}`,
-      resumePostUri: `${instance}/resume?reason={text}&${q}`,
-    },
+    creationUrls: { createNewInstancePostUri: `${rpcBaseUrl}orchestrators/{functionName}?${query}` },
+    managementUrls: { id: 'INSTANCEID', statusQueryGetUri: `${rpcBaseUrl}instances/INSTANCEID?${query}` },
     baseUrl: rpcBaseUrl.replace(/\/$/, ''),
-    requiredQueryStringParameters: q,
+    requiredQueryStringParameters: query,
     rpcBaseUrl,
   };
 }
