@@ -6,13 +6,7 @@ import type { Change, Ignored, NormalizeResult, NormalizeTarget, ResourceIdentit
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { type ChangeOrigin, latestFieldManager } from './exclusion';
 import { formatPath, issuesFrom } from './issues';
-import {
-  isBeingDeleted,
-  type KubeObject,
-  objectCoordinates,
-  objectIdentity,
-  parseKubeObject,
-} from './kube-object';
+import { isBeingDeleted, type KubeObject, objectIdentity, parseKubeObject } from './kube-object';
 import { isGroupName, isNamespaceName, isObjectName, isResourceName, isVersionName } from './names';
 import { subresourceNotRecorded } from './recorded-requests';
 import { collectionDeletePayload, replicasPayload } from './scoped-changes';
@@ -333,7 +327,7 @@ const deletedAnswerSchema = z.looseObject({
 function kindOfDeleted(responseObject: unknown, identity: ResourceIdentity): string {
   const parsed = parseKubeObject(responseObject);
   if (!parsed.success || parsed.data.kind === 'Status') return '';
-  const { group, name } = objectCoordinates(parsed.data);
+  const { group, name } = objectIdentity(parsed.data, identity.resource);
   return group === identity.group && name === identity.name ? parsed.data.kind : '';
 }
 

@@ -53,29 +53,11 @@ export const parseKubeObject = quickSafeParse(kubeObjectSchema);
 /** A checked Kubernetes object. */
 export type KubeObject = z.output<typeof kubeObjectSchema>;
 
-/** The object's group, version, kind, namespace and name (its namespace omitted when empty). */
-export function objectCoordinates(object: KubeObject): {
-  group: string;
-  version: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-} {
-  const { group, version } = splitApiVersion(object.apiVersion) ?? { group: '', version: '' };
-  const namespace = object.metadata.namespace || undefined;
-  return {
-    group,
-    version,
-    kind: object.kind,
-    ...(namespace ? { namespace } : {}),
-    name: object.metadata.name,
-  };
-}
-
 /**
- * The object's identity as a change names it, `resource` being the resource the request names. Two
- * literals, not a spread of `objectCoordinates`: Node 20's V8 copies an object by its slow path when
- * its fields were added one by one or by a spread (1.7 µs an event, a sixth of normalizing one).
+ * The object's identity as a change names it (its namespace omitted when empty), `resource` being
+ * the resource the request names. Two literals: Node 20's V8 copies an object by its slow path when
+ * its fields were added one by one or by a spread, and a change's identity was such a copy (1.7 µs
+ * an event, a sixth of normalizing one).
  */
 export function objectIdentity(object: KubeObject, resource: string): ResourceIdentity {
   const { group, version } = splitApiVersion(object.apiVersion) ?? { group: '', version: '' };

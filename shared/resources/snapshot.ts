@@ -4,13 +4,7 @@ import type { SnapshotScope } from '../branch/snapshot-scope';
 import type { Change, Ignored, NormalizeResult, NormalizeTarget } from './change';
 import { PayloadInvalid, type PayloadIssue } from './errors';
 import { formatPath, issuesFrom } from './issues';
-import {
-  isBeingDeleted,
-  type KubeObject,
-  objectCoordinates,
-  objectIdentity,
-  parseKubeObject,
-} from './kube-object';
+import { isBeingDeleted, type KubeObject, objectIdentity, parseKubeObject } from './kube-object';
 import { isGroupName, isNamespaceName, isResourceName } from './names';
 import { toChange } from './to-change';
 
@@ -122,7 +116,7 @@ export function normalizeSnapshot({
 }
 
 function outsideScope(scope: SnapshotScope, resource: string, object: KubeObject): string | undefined {
-  const { group, namespace } = objectCoordinates(object);
+  const { group, namespace } = objectIdentity(object, resource);
   if (scope.group !== undefined && scope.group !== group) return 'is outside the snapshot scope (group)';
   if (scope.resource !== undefined && scope.resource !== resource)
     return 'is outside the snapshot scope (resource)';
