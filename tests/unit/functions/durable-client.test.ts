@@ -1,7 +1,10 @@
 // The durable client a function gets from its binding: reused while the host's client data stays
-// the same (durable-functions' getClient copies the data and makes an axios instance on each call).
-// The data has the shape of the durableClient binding's as the Durable Functions extension gives it
-// (and the embedded host, embedded/host.ts), with fewer URLs.
+// the same. durable-functions 3.x (lib/src/durableClient/getClient.js) finds the binding's data by
+// its input, copies it and builds a DurableClient, which makes an axios instance, on every call; it
+// takes data holding taskHubName, creationUrls and managementUrls
+// (OrchestrationClientInputData.isOrchestrationClientInputData) and refuses anything else. The data
+// here has the shape the Durable Functions extension gives (as the embedded host does,
+// embedded/host.ts), with fewer URLs.
 import { InvocationContext } from '@azure/functions';
 import { durableClient, durableClientInput } from '../../../functions/durable-client';
 
