@@ -3,6 +3,7 @@ import nodeHttps from 'node:https';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { proxyAuthorization, proxyFor } from './http-proxy';
 import { openTunnel } from './open-tunnel';
+import type { Clock } from './types';
 import { GIT_USER_AGENT } from './user-agent';
 
 /**
@@ -138,3 +139,31 @@ const drainedOrClosed = (outgoing: ClientRequest) =>
     outgoing.on('drain', done);
     outgoing.on('close', done);
   });
+
+/**
+ * Reads the rest of a response no one waits for (what a server sends after its report on a push)
+ * so that its connection goes back to the pool; `stop`, which the request was bound to, closes it
+ * if it has not ended within `ms`. Resolves once the rest is read or cut, never rejects.
+ */
+export function readTailWithin({
+  rest,
+  stop,
+  clock,
+  ms,
+}: {
+  rest: AsyncIterator<Uint8Array>;
+  stop: AbortController;
+  clock: Clock;
+  ms: number;
+}): Promise<void> {
+  const timer = clock.setTimeout(
+    () => stop.abort(new Error(`the rest of an answer did not end within ${ms} ms`)),
+    ms,
+  );
+  const drain = async () => {
+    while (!(await rest.next()).done);
+  };
+  return drain()
+    .catch(() => {})
+    .finally(() => clock.clearTimeout(timer));
+}

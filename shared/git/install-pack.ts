@@ -1,6 +1,7 @@
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PackPieces } from './encode-pack';
+import { packIdentity, rememberWhole } from './whole-packs';
 
 /** How many pieces go to the disk in one write: a pack of 100,000 small objects in a few hundred calls. */
 const PIECES_PER_WRITE = 16;
@@ -8,7 +9,8 @@ const PIECES_PER_WRITE = 16;
 /**
  * Puts a pack and its index into a repository's `objects/pack`, each written to a temporary name and
  * renamed, the index last (readers find packs through their index), so no reader ever sees a partial
- * file. Returns false when the pack was already there.
+ * file. Returns false when the pack was already there. A pack put in whole is remembered as whole
+ * (`whole-packs.ts`), so opening the cache again does not read its index back to check it.
  */
 export async function installPack({
   gitdir,
@@ -36,6 +38,7 @@ export async function installPack({
     await writePieces(temporary, pieces);
     await rename(temporary, join(dir, `pack-${packSha}.${ext}`));
   }
+  rememberWhole(dir, `pack-${packSha}`, packIdentity(dir, `pack-${packSha}`).identity);
   return true;
 }
 

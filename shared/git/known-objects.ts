@@ -67,6 +67,11 @@ export function keepPushedCommit(gitdir: string, oid: string, bytes: Buffer): vo
   known(gitdir).pushed = { oid, framed: framedOf('commit', bytes) };
 }
 
+/** Whether `oid` is the commit this process last pushed from `gitdir`, held here with its bytes. */
+export function isPushedCommit(gitdir: string, oid: string): boolean {
+  return kept.get(gitdir)?.pushed?.oid === oid;
+}
+
 /** Forgets what `gitdir` is known to hold: its folder starts again, or a read through it failed. */
 export function forgetKnownObjects(gitdir: string): void {
   kept.delete(gitdir);

@@ -1,5 +1,5 @@
 import { boundStep } from './bound-step';
-import { boundedHttp } from './bounded-http';
+import { boundedHttp, readTailWithin } from './bounded-http';
 import { readCheckedCommit } from './checked-objects';
 import { compactAfterPublication } from './compact-object-cache';
 import { authorizationHeader, fixedCredentials, type GitCredentials, sameAuth } from './credentials';
@@ -10,7 +10,7 @@ import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack, withdrawPack } from './install-pack';
 import { forgetReadCache, keptReadCache } from './kept-read-cache';
-import { keepFetchedObjects, keepPushedCommit } from './known-objects';
+import { isPushedCommit, keepFetchedObjects, keepPushedCommit } from './known-objects';
 import { objectCacheExists, openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
@@ -20,6 +20,14 @@ import { updateLocalRef } from './update-local-ref';
 
 const refusedCredentials = (error: unknown) =>
   error instanceof GitHttpRefused && error.data.outcome === 'authFailed';
+
+/**
+ * What is still being read of the answer to each remote branch's last push (what the server sends
+ * after its report: `sendReceivePack`), by remote branch: its next push waits for it, and so goes
+ * out on the connection that answer gives back instead of opening one (on a real host, a TLS
+ * handshake).
+ */
+const tails = new Map<string, Promise<void>>();
 
 /**
  * A smart-HTTP remote with a per-branch object cache under `cacheDir`: ref discovery
@@ -102,6 +110,8 @@ export function openHttpSession({
    */
   const readable = async (dir: string, oid: string) => {
     const cache = await keptReadCache(dir);
+    // the commit this process pushed from here is read from its bytes in memory, which it made
+    if (isPushedCommit(dir, oid)) return cache;
     return readCheckedCommit(dir, oid, cache).then(
       () => cache,
       () => {
@@ -155,7 +165,7 @@ export function openHttpSession({
       if (!cacheDir) return null;
       // a cache not made yet knows no tip: it is made while the remote lists its refs (the fetch
       // that follows waits for it), not before, which a cold start would wait for twice
-      if (!opened && !(await objectCacheExists({ cacheDir, key: cacheKey }))) {
+      if (!opened && !objectCacheExists({ cacheDir, key: cacheKey })) {
         gitdir().catch(() => {});
         return null;
       }
@@ -199,9 +209,12 @@ export function openHttpSession({
         bounded('push', (s) =>
           authorized(
             s,
-            (headers) =>
-              sendReceivePack({
-                http: boundedHttp({ signal: s, headers }),
+            (headers) => {
+              // what the server sends after accepting the push is read once it has returned, as
+              // long as a call may take
+              const tail = new AbortController();
+              return sendReceivePack({
+                http: boundedHttp({ signal: AbortSignal.any([s, tail.signal]), headers }),
                 url: base,
                 ref: `refs/heads/${name}`,
                 oldOid,
@@ -209,7 +222,15 @@ export function openHttpSession({
                 pack,
                 packBytes,
                 now: () => clock.now(),
-              }),
+                readTail: (rest) => {
+                  const read = readTailWithin({ rest, stop: tail, clock, ms: callTimeoutMs });
+                  tails.set(cacheKey, read);
+                  void read.then(() => {
+                    if (tails.get(cacheKey) === read) tails.delete(cacheKey);
+                  });
+                },
+              });
+            },
             refusedPush,
           ),
         );
@@ -234,6 +255,8 @@ export function openHttpSession({
       installing.catch(() => {});
       let outcome: ReceivePackOutcome | undefined;
       try {
+        // the answer to this branch's last push may still be coming: its connection is this one's
+        await tails.get(cacheKey);
         outcome = await sendWhereItAnswers();
       } finally {
         if (outcome?.kind !== 'ok') await withdrawPack(dir, encoded.packSha, installing);

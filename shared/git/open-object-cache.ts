@@ -1,34 +1,15 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as git from 'isomorphic-git';
 import { compactionSettled } from './compact-object-cache';
-import { keepLatest } from './keep-latest';
 import { forgetReadCache } from './kept-read-cache';
 import { endsWithItsSha1 } from './read-pack-index';
+import { knownWhole, packIdentity, rememberWhole } from './whole-packs';
 
 const MAX_PACKS = 64;
-
-/** How many packs `foundWhole` remembers: far more than the caches one worker keeps open hold. */
-const WHOLE_REMEMBERED = 4096;
-
-/**
- * The packs this process found whole, by path, with the identity of the pack and index files it
- * read then (inode, size, modification time). A warm publication opens its cache again and would
- * otherwise read and hash every index each time. A pack is installed under its name by a rename
- * and never written in place, so a file this process checked and whose identity is unchanged is
- * the file it checked; anything that rewrites, truncates or replaces it changes that identity. A
- * new process remembers nothing and checks every pack again: that is where a killed publication's
- * leftovers are met.
- */
-const foundWhole = new Map<string, string>();
-
-/** Inode, size and modification time (ns) of a file, as one comparable string. */
-async function identityOf(path: string): Promise<{ identity: string; size: number }> {
-  const { ino, size, mtimeNs } = await stat(path, { bigint: true });
-  return { identity: `${ino}:${size}:${mtimeNs}`, size: Number(size) };
-}
 
 /** Whether the index ends with its own SHA-1 and names the trailer the pack ends with. */
 async function readsWhole(idxPath: string, packPath: string, size: number): Promise<boolean> {
@@ -47,16 +28,12 @@ async function readsWhole(idxPath: string, packPath: string, size: number): Prom
 }
 
 async function packIsWhole(dir: string, name: string): Promise<boolean> {
-  const idxPath = join(dir, `${name}.idx`);
-  const packPath = join(dir, `${name}.pack`);
   try {
-    const [idxFile, packFile] = await Promise.all([identityOf(idxPath), identityOf(packPath)]);
-    const seen = `${idxFile.identity}/${packFile.identity}`;
-    if (foundWhole.get(packPath) === seen) return true;
-    const whole = await readsWhole(idxPath, packPath, packFile.size);
-    if (!whole) return false;
-    keepLatest(foundWhole, packPath, seen, WHOLE_REMEMBERED);
-    return true;
+    const { identity, packBytes } = packIdentity(dir, name);
+    if (knownWhole(dir, name, identity)) return true;
+    const whole = await readsWhole(join(dir, `${name}.idx`), join(dir, `${name}.pack`), packBytes);
+    if (whole) rememberWhole(dir, name, identity);
+    return whole;
   } catch {
     return false;
   }
@@ -67,11 +44,8 @@ export const objectCacheFolder = ({ cacheDir, key }: { cacheDir: string; key: st
   join(cacheDir, `${createHash('sha1').update(key).digest('hex').slice(0, 20)}.git`);
 
 /** Whether the object cache of `key` was ever made (a fresh worker, or a new branch, has none). */
-export const objectCacheExists = (args: { cacheDir: string; key: string }): Promise<boolean> =>
-  stat(join(objectCacheFolder(args), 'HEAD')).then(
-    () => true,
-    () => false,
-  );
+export const objectCacheExists = (args: { cacheDir: string; key: string }): boolean =>
+  existsSync(join(objectCacheFolder(args), 'HEAD'));
 
 /**
  * Opens (creating it if needed) the bare object cache of one remote branch under `cacheDir`. What a
@@ -101,16 +75,21 @@ export async function openObjectCache({
     await rm(gitdir, { recursive: true, force: true });
   }
   const packDir = join(gitdir, 'objects', 'pack');
-  if (!(await objectCacheExists({ cacheDir, key }))) {
+  if (!objectCacheExists({ cacheDir, key })) {
     await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
     await git.addRemote({ fs, gitdir, remote: 'origin', url, force: true });
     await mkdir(packDir, { recursive: true });
     return gitdir;
   }
-  await mkdir(packDir, { recursive: true });
-  const names = await readdir(packDir);
+  // a warm publication opens its cache each time: its listing and the packs' identities are read
+  // in place (packIdentity), not in a thread-pool round trip per file
+  mkdirSync(packDir, { recursive: true });
+  const names = readdirSync(packDir);
   for (const name of names) {
-    if (name.startsWith('tmp_')) await unlink(join(packDir, name)).catch(() => {});
+    if (!name.startsWith('tmp_')) continue;
+    try {
+      unlinkSync(join(packDir, name));
+    } catch {}
   }
   const packs = new Set(
     names.filter((n) => /^pack-[0-9a-f]{40}\.(pack|idx)$/.test(n)).map((n) => n.replace(/\.(pack|idx)$/, '')),

@@ -12,6 +12,7 @@ export async function createBareRepo({
   branch = 'main',
   files,
   preReceive,
+  postReceive,
 }: {
   root: string;
   name: string;
@@ -19,6 +20,8 @@ export async function createBareRepo({
   files?: Record<string, string>;
   /** A pre-receive hook script (e.g. `echo "GH006: Protected branch" >&2; exit 1`). */
   preReceive?: string;
+  /** A post-receive hook script: receive-pack runs it after its report, before its answer ends. */
+  postReceive?: string;
 }): Promise<string> {
   const gitdir = join(root, name);
   await runGit({ args: ['init', '-q', '--bare', '-b', branch, gitdir] });
@@ -31,9 +34,13 @@ export async function createBareRepo({
     }
     await runGit({ args: ['--git-dir', gitdir, 'fast-import', '--quiet'], input: `${parts.join('')}\n` });
   }
-  if (preReceive) {
-    const hook = join(gitdir, 'hooks', 'pre-receive');
-    await writeFile(hook, `#!/bin/sh\n${preReceive}\n`);
+  for (const [name, script] of [
+    ['pre-receive', preReceive],
+    ['post-receive', postReceive],
+  ] as const) {
+    if (!script) continue;
+    const hook = join(gitdir, 'hooks', name);
+    await writeFile(hook, `#!/bin/sh\n${script}\n`);
     await chmod(hook, 0o755);
   }
   return gitdir;
