@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as git from 'isomorphic-git';
 import { GitObjectCorrupt } from './errors';
-import { readingFs } from './known-objects';
+import { isKnownObject, readingFs } from './known-objects';
 
 /**
  * Reads an object and checks that it hashes to its id. isomorphic-git checks loose objects, but
@@ -23,18 +23,22 @@ async function checkObject(gitdir: string, oid: string, cache: object): Promise<
   if (sha !== oid) throw new GitObjectCorrupt({ oid, found: sha });
 }
 
-/** A tree's entries, once its bytes are checked against its id. */
+/**
+ * A tree's entries, once its bytes are checked against its id: by isomorphic-git itself for an
+ * object known in memory (read as a loose one, which it checks), else here first, which reads it
+ * once more.
+ */
 export async function readCheckedTree(gitdir: string, oid: string, cache: object): Promise<git.TreeObject> {
-  await checkObject(gitdir, oid, cache);
+  if (!isKnownObject(gitdir, oid)) await checkObject(gitdir, oid, cache);
   return (await git.readTree({ fs: readingFs(gitdir), gitdir, oid, cache })).tree;
 }
 
-/** A commit, once its bytes are checked against its id. */
+/** A commit, once its bytes are checked against its id (as a tree's are). */
 export async function readCheckedCommit(
   gitdir: string,
   oid: string,
   cache: object,
 ): Promise<git.CommitObject> {
-  await checkObject(gitdir, oid, cache);
+  if (!isKnownObject(gitdir, oid)) await checkObject(gitdir, oid, cache);
   return (await git.readCommit({ fs: readingFs(gitdir), gitdir, oid, cache })).commit;
 }

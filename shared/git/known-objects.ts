@@ -67,9 +67,14 @@ export function keepPushedCommit(gitdir: string, oid: string, bytes: Buffer): vo
   known(gitdir).pushed = { oid, framed: framedOf('commit', bytes) };
 }
 
-/** Whether `oid` is the commit this process last pushed from `gitdir`, held here with its bytes. */
-export function isPushedCommit(gitdir: string, oid: string): boolean {
-  return kept.get(gitdir)?.pushed?.oid === oid;
+/**
+ * Whether `gitdir` is known to hold `oid` here, in memory: isomorphic-git then reads it where it
+ * reads a loose object, and checks it against its id itself (`_readObject`), as it checks none of
+ * a pack's objects.
+ */
+export function isKnownObject(gitdir: string, oid: string): boolean {
+  const entry = kept.get(gitdir);
+  return entry !== undefined && (entry.pushed?.oid === oid || entry.fetched.has(oid));
 }
 
 /** Forgets what `gitdir` is known to hold: its folder starts again, or a read through it failed. */

@@ -10,7 +10,7 @@ import { fetchPack } from './fetch-pack';
 import { indexPack } from './index-pack';
 import { installPack, withdrawPack } from './install-pack';
 import { forgetReadCache, keptReadCache } from './kept-read-cache';
-import { isPushedCommit, keepFetchedObjects, keepPushedCommit } from './known-objects';
+import { isKnownObject, keepFetchedObjects, keepPushedCommit } from './known-objects';
 import { objectCacheExists, openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
 import type { RemoteSession } from './remote-session';
@@ -28,6 +28,9 @@ const refusedCredentials = (error: unknown) =>
  * handshake).
  */
 const tails = new Map<string, Promise<void>>();
+
+/** Resolves once every push answer still being read has ended (what a measure of the heap waits for). */
+export const pushAnswersRead = (): Promise<void> => Promise.all(tails.values()).then(() => undefined);
 
 /**
  * A smart-HTTP remote with a per-branch object cache under `cacheDir`: ref discovery
@@ -110,8 +113,8 @@ export function openHttpSession({
    */
   const readable = async (dir: string, oid: string) => {
     const cache = await keptReadCache(dir);
-    // the commit this process pushed from here is read from its bytes in memory, which it made
-    if (isPushedCommit(dir, oid)) return cache;
+    // a commit known in memory (the last pushed, a fetched tip) is read from there, never from disk
+    if (isKnownObject(dir, oid)) return cache;
     return readCheckedCommit(dir, oid, cache).then(
       () => cache,
       () => {

@@ -116,3 +116,23 @@ it("answers isomorphic-git's probe for a promise file system with one error, not
     expect(await probe()).toBe(first);
   }
 });
+
+it('reads a known object once, checked against its id by isomorphic-git as a loose one: bytes that are not their id are refused', async () => {
+  const tree = visited('tree', treeBytes([{ mode: '100644', name: 'a.yaml', oid: blobOid }]));
+  const other = visited('tree', treeBytes([{ mode: '100644', name: 'b.yaml', oid: blobOid }]));
+  const fetched = keepFetchedObjects(gitdir);
+  fetched.visit(tree);
+  // held under an id its bytes do not hash to
+  fetched.visit({ ...other, oid: 'e'.repeat(40) });
+  fetched.keep();
+  // the file system isomorphic-git is given: the reads it asks of it for the object's loose path
+  const promises = (readingFs(gitdir) as git.PromiseFsClient).promises as unknown as {
+    readFile: (path?: string) => Promise<unknown>;
+  };
+  const reads = jest.spyOn(promises, 'readFile');
+
+  expect(await readCheckedTree(gitdir, tree.oid, {})).toHaveLength(1);
+  const loose = `${join(gitdir, 'objects', tree.oid.slice(0, 2))}/${tree.oid.slice(2)}`;
+  expect(reads.mock.calls.filter(([path]) => path === loose)).toHaveLength(1);
+  await expect(readCheckedTree(gitdir, 'e'.repeat(40), {})).rejects.toThrow('SHA check failed');
+});
