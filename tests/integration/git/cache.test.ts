@@ -7,6 +7,7 @@ import { knownObjectCount } from '../../../shared/git/known-objects';
 import { objectCacheFolder } from '../../../shared/git/open-object-cache';
 import { publish } from '../../../shared/git/publish';
 import { aWrite } from '../../support/git/a-write';
+import { publishFile } from '../../support/git/publish-file';
 import { runGit } from '../../support/git/run-git';
 import { fsck, type GitWorld, logOf, startGitWorld } from './git-fixture';
 import { otherWriter } from './other-writer';
@@ -69,13 +70,7 @@ describe('the per-branch object cache', () => {
         if (String(path).endsWith('.idx')) reads.set(String(path), (reads.get(String(path)) ?? 0) + 1);
       return [...reads.values()];
     };
-    const publishOne = (file: string) =>
-      publish({
-        remote: { kind: 'http', url },
-        branch: 'main',
-        writes: [aWrite({ files: { [file]: `${file}\n` } })],
-        cacheDir,
-      });
+    const publishOne = (file: string) => publishFile({ url, cacheDir, file });
     try {
       // cold: the tip and the folders on the written path are read from what the fetch indexed
       // (known-objects.ts), not from the pack, whose whole index isomorphic-git would parse first

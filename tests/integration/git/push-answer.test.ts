@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { watch } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { publish } from '../../../shared/git/publish';
-import { aWrite } from '../../support/git/a-write';
+import { publishFile } from '../../support/git/publish-file';
 import { runGit } from '../../support/git/run-git';
 import { fsck, type GitWorld, logOf, startGitWorld } from './git-fixture';
 
@@ -31,13 +30,7 @@ describe('the answer to a push', () => {
       postReceive: `echo "To create a merge request for main, visit: https://gitlab.example.invalid/g/r/-/merge_requests/new"\ncat "${gate}" > /dev/null`,
     });
     const cacheDir = await world.cacheDir();
-    const publishOne = (file: string) =>
-      publish({
-        remote: { kind: 'http', url },
-        branch: 'main',
-        writes: [aWrite({ files: { [file]: `${file}\n` } })],
-        cacheDir,
-      });
+    const publishOne = (file: string) => publishFile({ url, cacheDir, file });
 
     // were the whole answer awaited, this would wait for the gate, which opens only after it
     const first = await publishOne('b.yaml');
