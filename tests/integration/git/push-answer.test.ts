@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { watch } from 'node:fs';
+import { closeSync, constants, openSync, rmSync, watch } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publishFile } from '../../support/git/publish-file';
 import { runGit } from '../../support/git/run-git';
@@ -20,9 +21,29 @@ afterAll(() => world.stop());
  * post-receive hook prints where to open a merge request, after the report. Here the hook waits on a
  * gate (a FIFO) the test opens, so the answer stays open for as long as the test says.
  */
+/**
+ * Lets every hook still waiting on `gate` go: a test that failed before opening it would otherwise
+ * leave the server's hook processes waiting after the server is gone. Opening a FIFO to write
+ * without blocking succeeds only while a reader waits (ENXIO otherwise, fifo(7)).
+ */
+function releaseWaitingHooks(gate: string): void {
+  for (let released = 0; released < 16; released++) {
+    try {
+      closeSync(openSync(gate, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      return;
+    }
+  }
+}
+
 describe('the answer to a push', () => {
+  const gate = join(tmpdir(), `kubescribe-post-receive-gate-${process.pid}.fifo`);
+  afterEach(() => {
+    releaseWaitingHooks(gate);
+    rmSync(gate, { force: true });
+  });
+
   it("settles the push at the server's report, while its post-receive hook still runs, and the branch's next push waits for that answer's end to use its connection", async () => {
-    const gate = join(world.root, 'post-receive-gate.fifo');
     execFileSync('mkfifo', [gate]);
     const open = () => writeFile(gate, 'go\n');
     const { url, gitdir } = await world.repo({
