@@ -73,7 +73,10 @@ describe('a remote that stalls', () => {
 
   it('bounds the whole publication even when every call stays under its own bound', async () => {
     const { url } = await world.repo({ files: { 'a.yaml': 'a\n' } });
-    world.proxy.inject({ on: 'refs', fault: { kind: 'delay', ms: 250 }, times: 4 });
+    // a cold cache lists the refs, then fetches: each call waits 250 ms, under its own 1 s bound,
+    // and together they pass the publication's 300 ms, however fast the rest of it runs
+    world.proxy.inject({ on: 'refs', fault: { kind: 'delay', ms: 250 } });
+    world.proxy.inject({ on: 'fetch', fault: { kind: 'delay', ms: 250 } });
 
     const result = await publish({
       remote: { kind: 'http', url },
