@@ -7,10 +7,13 @@ import { isKnownObject, readingFs } from './known-objects';
  * Reads an object and checks that it hashes to its id. isomorphic-git checks loose objects, but
  * returns a packed one as the pack holds it (`_readObject`: "Directly return packed result"), and
  * the object cache's packs stay on disk between publications: a pack changed there (a bad disk, or
- * someone who could write the folder) would otherwise become a tree in the next commit.
+ * someone who could write the folder) would otherwise become a tree in the next commit. An object
+ * known in memory is served where isomorphic-git reads a loose one, which it checks itself: it is
+ * not read a second time here.
  * @throws GitObjectCorrupt naming the object
  */
 async function checkObject(gitdir: string, oid: string, cache: object): Promise<void> {
+  if (isKnownObject(gitdir, oid)) return;
   const { type, object } = await git.readObject({
     fs: readingFs(gitdir),
     gitdir,
@@ -23,22 +26,18 @@ async function checkObject(gitdir: string, oid: string, cache: object): Promise<
   if (sha !== oid) throw new GitObjectCorrupt({ oid, found: sha });
 }
 
-/**
- * A tree's entries, once its bytes are checked against its id: by isomorphic-git itself for an
- * object known in memory (read as a loose one, which it checks), else here first, which reads it
- * once more.
- */
+/** A tree's entries, once its bytes are checked against its id. */
 export async function readCheckedTree(gitdir: string, oid: string, cache: object): Promise<git.TreeObject> {
-  if (!isKnownObject(gitdir, oid)) await checkObject(gitdir, oid, cache);
+  await checkObject(gitdir, oid, cache);
   return (await git.readTree({ fs: readingFs(gitdir), gitdir, oid, cache })).tree;
 }
 
-/** A commit, once its bytes are checked against its id (as a tree's are). */
+/** A commit, once its bytes are checked against its id. */
 export async function readCheckedCommit(
   gitdir: string,
   oid: string,
   cache: object,
 ): Promise<git.CommitObject> {
-  if (!isKnownObject(gitdir, oid)) await checkObject(gitdir, oid, cache);
+  await checkObject(gitdir, oid, cache);
   return (await git.readCommit({ fs: readingFs(gitdir), gitdir, oid, cache })).commit;
 }
