@@ -69,8 +69,10 @@ test('given a branch published to, then its kept read cache holds its pack index
   });
 
   const [name] = await readdir(cacheDir);
-  // the rest of the last push's answer is read after the publication returns: not what is measured
+  // the rest of the last push's answer is read after the publication returns, and the proxy (in
+  // this process) closes its connection to the server after that: neither is what is measured
   await pushAnswersRead();
+  await world.proxy.upstreamClosed();
   const withCache = await settledHeldBytes();
   forgetReadCache(join(cacheDir, name!));
   const kept = withCache - (await settledHeldBytes());
