@@ -112,11 +112,6 @@ export type FaultProxy = {
   heldOpen(): number;
   /** Connections clients opened to the proxy so far (a kept connection carries many requests). */
   connectionsOpened(): number;
-  /**
-   * Resolves once every connection the proxy opened to the server so far is closed (each request
-   * has its own): what a measure of this process's heap waits for, the proxy's buffers being in it.
-   */
-  upstreamClosed(): Promise<void>;
   /** Forgets the faults not yet applied (call it between tests). */
   reset(): void;
   stop(): Promise<void>;
@@ -161,7 +156,6 @@ export async function startFaultProxy({
   let opened = 0;
   const held = new Set<http.ServerResponse>();
   const agent = new http.Agent({ keepAlive: false });
-  const toServer = new Set<Promise<void>>();
 
   const handle: http.RequestListener = async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
@@ -287,11 +281,6 @@ export async function startFaultProxy({
         reply.pipe(res);
       },
     );
-    const closed = new Promise<void>((resolve) =>
-      forward.once('socket', (socket) => socket.once('close', () => resolve())),
-    );
-    toServer.add(closed);
-    void closed.then(() => toServer.delete(closed));
     forward.on('error', (error) => {
       if (!res.headersSent) res.writeHead(502);
       res.end(String(error));
@@ -313,7 +302,6 @@ export async function startFaultProxy({
     },
     reset: () => void rules.splice(0),
     connectionsOpened: () => opened,
-    upstreamClosed: () => Promise.all(toServer).then(() => undefined),
     heldOpen: () => [...held].filter((res) => res.socket && !res.socket.destroyed).length,
     stop: () =>
       new Promise<void>((resolve) => {
