@@ -40,13 +40,15 @@ export function boundedHttp({
   async function request(req: GitHttpRequest): Promise<GitHttpResponse> {
     signal.throwIfAborted();
     const declared = req.headers?.['content-length'];
-    // a body of declared length goes out as it comes (a push's pack, while it is framed); any other
+    // a body of declared length goes out as it comes (a push's pack, while it is framed), and so does
+    // a chunked one, its headers sent at once (a push opened before its pack is built); any other
     // is gathered first to declare its length, its chunks written as they are (no concatenated copy)
+    const streamed = declared !== undefined || req.headers?.['transfer-encoding'] === 'chunked';
     const chunks: Uint8Array[] = [];
-    if (req.body && declared === undefined) for await (const chunk of req.body) chunks.push(chunk);
+    if (req.body && !streamed) for await (const chunk of req.body) chunks.push(chunk);
     const url = new URL(req.url);
     const sent: Record<string, string> = { 'user-agent': GIT_USER_AGENT, ...req.headers, ...headers };
-    if (req.body && declared === undefined)
+    if (req.body && !streamed)
       sent['content-length'] = String(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
     const proxy = proxyFor(url, env);
     const tunnel =
@@ -93,9 +95,11 @@ export function boundedHttp({
           body: body(),
         });
       });
-      if (req.body && declared !== undefined) {
-        writeDeclared(outgoing, req.body, Number(declared)).catch((error: unknown) =>
-          outgoing.destroy(error as Error),
+      if (req.body && streamed) {
+        // node sends a request's headers with its first bytes: these go now, the server starts on them
+        if (declared === undefined) outgoing.flushHeaders();
+        writeStreamed(outgoing, req.body, declared === undefined ? undefined : Number(declared)).catch(
+          (error: unknown) => outgoing.destroy(error as Error),
         );
         return;
       }
@@ -107,25 +111,26 @@ export function boundedHttp({
 }
 
 /**
- * Writes a body of declared length as its chunks come, waiting while the connection's buffer is
- * full; stops when the request is gone (refused before reading it all, aborted). A body that does
- * not come to its declared length fails the request rather than send what the server would read
- * as another length.
+ * Writes a body as its chunks come, waiting while the connection's buffer is full; stops when the
+ * request is gone (refused before reading it all, aborted). A body that does not come to its
+ * declared `length` fails the request rather than send what the server would read as another
+ * length, and so does a body that fails (a chunked one cut short is no request either).
  */
-async function writeDeclared(
+async function writeStreamed(
   outgoing: ClientRequest,
   body: AsyncIterable<Uint8Array>,
-  length: number,
+  length: number | undefined,
 ): Promise<void> {
   let written = 0;
   for await (const chunk of body) {
     if (outgoing.destroyed) return;
     written += chunk.byteLength;
-    if (written > length) break;
+    if (length !== undefined && written > length) break;
     if (!outgoing.write(chunk)) await drainedOrClosed(outgoing);
   }
   if (outgoing.destroyed) return;
-  if (written !== length) throw new Error(`a request body of ${written} bytes where ${length} were declared`);
+  if (length !== undefined && written !== length)
+    throw new Error(`a request body of ${written} bytes where ${length} were declared`);
   outgoing.end();
 }
 

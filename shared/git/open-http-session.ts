@@ -13,8 +13,8 @@ import { forgetReadCache, keptReadCache } from './kept-read-cache';
 import { isKnownObject, keepFetchedObjects, keepPushedCommit } from './known-objects';
 import { objectCacheExists, openObjectCache } from './open-object-cache';
 import { readLocalRef } from './read-local-ref';
-import type { RemoteSession } from './remote-session';
-import { type ReceivePackOutcome, sendReceivePack } from './send-receive-pack';
+import type { PushArgs, RemoteSession } from './remote-session';
+import { type PushUpdate, type ReceivePackOutcome, sendReceivePack } from './send-receive-pack';
 import type { Clock, GitAuth, GitRemote } from './types';
 import { updateLocalRef } from './update-local-ref';
 
@@ -162,6 +162,82 @@ export function openHttpSession({
     return { heads: found.heads, defaultBranch: found.defaultBranch, empty: found.empty };
   };
 
+  // a push refused for its credentials was not applied: sending it again is safe
+  const refusedPush = (outcome: ReceivePackOutcome) =>
+    outcome.kind === 'httpStatus' && outcome.outcome === 'authFailed';
+  const send = (name: string, update: PushUpdate | Promise<PushUpdate>) =>
+    bounded('push', (s) =>
+      authorized(
+        s,
+        (headers) => {
+          // what the server sends after accepting the push is read once it has returned, as long
+          // as a call may take
+          const tail = new AbortController();
+          return sendReceivePack({
+            http: boundedHttp({ signal: AbortSignal.any([s, tail.signal]), headers }),
+            url: base,
+            ref: `refs/heads/${name}`,
+            update,
+            now: () => clock.now(),
+            readTail: (rest) => {
+              const read = readTailWithin({ rest, stop: tail, clock, ms: callTimeoutMs });
+              tails.set(cacheKey, read);
+              void read.then(() => {
+                if (tails.get(cacheKey) === read) tails.delete(cacheKey);
+              });
+            },
+          });
+        },
+        refusedPush,
+      ),
+    );
+  /**
+   * The push of `store`'s objects, on the request `opened` ahead (its first answer) when there is
+   * one, else on one sent now; sent once more where the repository answers when a guessed URL was
+   * not it.
+   */
+  const pushed = async (
+    { branch: name, oldOid, newOid, store, headCommit }: PushArgs,
+    opened?: { answer: Promise<ReceivePackOutcome>; provide: (update: PushUpdate) => void },
+  ): Promise<ReceivePackOutcome> => {
+    const encoded = await encodePack({ store });
+    const update: PushUpdate = { oldOid, newOid, pack: encoded.pack, packBytes: encoded.packBytes };
+    const whereItAnswers = async (outcome: ReceivePackOutcome) => {
+      if (outcome.kind !== 'httpStatus' || discovered || (outcome.status !== 404 && outcome.status >= 400))
+        return outcome;
+      // a push guessed from the cache went to the configured URL, which may redirect (GitLab without
+      // `.git`): that POST was not applied, so find where the repository answers and send it there
+      const before = base;
+      await advertise({ step: 'probe' });
+      return base !== before ? send(name, update) : outcome;
+    };
+    const dir = await gitdir();
+    // the cache keeps what it pushes, blobs too: a later collection delete with a selector or a
+    // replica count reads the files it holds; offering this tip as a "have" tells the server not to
+    // send them back. It is written while the server takes the same bytes, and taken out again
+    // when the push is not applied: nothing in the cache names it before the push is acknowledged.
+    const installing = installPack({ gitdir: dir, ...encoded });
+    // awaited below on every way out; until then a failure must not count as unhandled
+    installing.catch(() => {});
+    let outcome: ReceivePackOutcome | undefined;
+    try {
+      if (opened) opened.provide(update);
+      else {
+        // the answer to this branch's last push may still be coming: its connection is this one's
+        await tails.get(cacheKey);
+      }
+      outcome = await whereItAnswers(await (opened ? opened.answer : send(name, update)));
+    } finally {
+      if (outcome?.kind !== 'ok') await withdrawPack(dir, encoded.packSha, installing);
+    }
+    if (outcome.kind !== 'ok') return outcome;
+    await installing;
+    if (headCommit) keepPushedCommit(dir, newOid, headCommit);
+    await pin(dir, name, newOid);
+    compactAfterPublication(dir);
+    return outcome;
+  };
+
   return {
     gitdir,
     async knownTip({ branch: name }) {
@@ -202,74 +278,23 @@ export function openHttpSession({
       await fetchInto(dir, name, tip);
       await pin(dir, name, tip);
     },
-    async push({ branch: name, oldOid, newOid, store, headCommit }) {
-      const encoded = await encodePack({ store });
-      const { pack, packBytes } = encoded;
-      // a push refused for its credentials was not applied: sending it again is safe
-      const refusedPush = (outcome: ReceivePackOutcome) =>
-        outcome.kind === 'httpStatus' && outcome.outcome === 'authFailed';
-      const send = () =>
-        bounded('push', (s) =>
-          authorized(
-            s,
-            (headers) => {
-              // what the server sends after accepting the push is read once it has returned, as
-              // long as a call may take
-              const tail = new AbortController();
-              return sendReceivePack({
-                http: boundedHttp({ signal: AbortSignal.any([s, tail.signal]), headers }),
-                url: base,
-                ref: `refs/heads/${name}`,
-                oldOid,
-                newOid,
-                pack,
-                packBytes,
-                now: () => clock.now(),
-                readTail: (rest) => {
-                  const read = readTailWithin({ rest, stop: tail, clock, ms: callTimeoutMs });
-                  tails.set(cacheKey, read);
-                  void read.then(() => {
-                    if (tails.get(cacheKey) === read) tails.delete(cacheKey);
-                  });
-                },
-              });
-            },
-            refusedPush,
-          ),
-        );
-      /** The push, sent once more where the repository answers when a guessed URL was not it. */
-      const sendWhereItAnswers = async () => {
-        const outcome = await send();
-        if (outcome.kind !== 'httpStatus' || discovered || (outcome.status !== 404 && outcome.status >= 400))
-          return outcome;
-        // a push guessed from the cache went to the configured URL, which may redirect (GitLab without
-        // `.git`): that POST was not applied, so find where the repository answers and send it there
-        const before = base;
-        await advertise({ step: 'probe' });
-        return base !== before ? send() : outcome;
+    push: (args) => pushed(args),
+    openPush({ branch: name }) {
+      let provide!: (update: PushUpdate) => void;
+      let abandon!: (reason: Error) => void;
+      const update = new Promise<PushUpdate>((resolve, reject) => {
+        provide = resolve;
+        abandon = reject;
+      });
+      update.catch(() => {});
+      // the answer to this branch's last push may still be coming: its connection is this one's
+      const answer = (tails.get(cacheKey) ?? Promise.resolve()).then(() => send(name, update));
+      answer.catch(() => {});
+      return {
+        push: (args) => pushed({ branch: name, ...args }, { answer, provide }),
+        // rejecting a promise already given its update changes nothing: a push under way goes on
+        cancel: () => abandon(new Error('the publication ended without this push')),
       };
-      const dir = await gitdir();
-      // the cache keeps what it pushes, blobs too: a later collection delete with a selector or a
-      // replica count reads the files it holds; offering this tip as a "have" tells the server not to
-      // send them back. It is written while the server takes the same bytes, and taken out again
-      // when the push is not applied: nothing in the cache names it before the push is acknowledged.
-      const installing = installPack({ gitdir: dir, ...encoded });
-      // awaited below on every way out; until then a failure must not count as unhandled
-      installing.catch(() => {});
-      let outcome: ReceivePackOutcome | undefined;
-      try {
-        // the answer to this branch's last push may still be coming: its connection is this one's
-        await tails.get(cacheKey);
-        outcome = await sendWhereItAnswers();
-      } finally {
-        if (outcome?.kind !== 'ok') await withdrawPack(dir, encoded.packSha, installing);
-      }
-      if (outcome.kind !== 'ok') return outcome;
-      await installing;
-      if (headCommit) keepPushedCommit(dir, newOid, headCommit);
-      await pin(dir, name, newOid);
-      compactAfterPublication(dir);
-      return outcome;
     },
   };
 }

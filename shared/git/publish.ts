@@ -12,7 +12,7 @@ import { readingFs } from './known-objects';
 import { type ObjectStore, openSpillingObjectStore } from './object-store';
 import { openHttpSession } from './open-http-session';
 import { openLocalSession } from './open-local-session';
-import type { Advertisement, RemoteSession } from './remote-session';
+import type { Advertisement, PushOpening, RemoteSession } from './remote-session';
 import { replayOnParent } from './replay-on-parent';
 import type { CommitSigner } from './signing/commit-signer';
 import {
@@ -243,10 +243,11 @@ type Attempts = Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
  * packs of the branch it is publishing to, not of every branch it published to.
  */
 async function publishAttempts(args: Attempts): Promise<PublishResult> {
-  const spilled: { store?: ObjectStore; readFrom?: string } = {};
+  const spilled: Spilled = {};
   try {
     return await attemptsOf({ ...args, spilled });
   } finally {
+    spilled.opening?.cancel();
     await spilled.store?.close();
     if (spilled.readFrom) await leanReadCache(spilled.readFrom);
   }
@@ -267,7 +268,7 @@ async function attemptsOf({
   signer,
   cacheDir,
   spilled,
-}: Attempts & { spilled: { store?: ObjectStore; readFrom?: string } }): Promise<PublishResult> {
+}: Attempts & { spilled: Spilled }): Promise<PublishResult> {
   const ids = writes.map((w) => w.id);
   let lastMove = '';
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
@@ -278,6 +279,8 @@ async function attemptsOf({
   let listed: Advertisement | null = null;
   let filesObtained = false;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    spilled.opening?.cancel();
+    spilled.opening = undefined;
     progress.step = 'advertise';
     const listing = guess ? null : (listed ?? (await session.advertise({ step: 'advertise' })));
     const start: Start = listing
@@ -303,6 +306,8 @@ async function attemptsOf({
     const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
     spilled.readFrom = gitdir;
+    // the push's request goes out now, and the server starts on it while the commits are built
+    if (!parentHead && quickToBuild(writes)) spilled.opening = session.openPush?.({ branch });
     // the cache that read the fetched tip, else the branch's kept one: pack indexes parsed once
     const cache = obtained?.cache ?? (await keptReadCache(gitdir));
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
@@ -390,13 +395,13 @@ async function attemptsOf({
     progress.step = 'push';
     let outcome: Awaited<ReturnType<RemoteSession['push']>>;
     try {
-      outcome = await session.push({
-        branch,
+      const update = {
         oldOid: before,
         newOid: head,
         store,
         ...(built.headCommit ? { headCommit: built.headCommit } : {}),
-      });
+      };
+      outcome = await (spilled.opening ? spilled.opening.push(update) : session.push({ branch, ...update }));
     } catch (error) {
       // out of time or cancelled as a whole: no probe (the next publication settles it by trailers)
       if (deadline.aborted) throw error;
@@ -440,6 +445,31 @@ async function attemptsOf({
     return refusalResult(outcome, 'push');
   }
   return { kind: 'remoteMoved', attempts: maxAttempts, cause: lastMove };
+}
+
+/**
+ * What an attempt holds that outlives it until the next or the publication's end: its object store
+ * (spilled beside the cache), the cache it read through, and its push opened ahead.
+ */
+type Spilled = { store?: ObjectStore; readFrom?: string; opening?: PushOpening };
+
+/** Writes past this many operations may take seconds to build: their push is opened once they are. */
+const EARLY_PUSH_MAX_OPERATIONS = 1_000;
+
+/**
+ * Whether `writes` build in some milliseconds (files put, deleted or edited, a few): their push is
+ * opened before they are built. A snapshot, a rewrite or a collection's removal reads and builds
+ * as many files as it holds, and a server would hold an idle receive-pack open meanwhile.
+ */
+function quickToBuild(writes: GitWrite[]): boolean {
+  let operations = 0;
+  for (const write of writes) {
+    for (const operation of write.operations) {
+      if (operation.op !== 'put' && operation.op !== 'delete' && operation.op !== 'edit') return false;
+      if (++operations > EARLY_PUSH_MAX_OPERATIONS) return false;
+    }
+  }
+  return true;
 }
 
 /** A build read a file whose blob the cache does not hold. */

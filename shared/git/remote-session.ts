@@ -32,12 +32,27 @@ export type RemoteSession = {
   knownTip(args: { branch: string }): Promise<string | null>;
   /** The folder objects are read from (the cache, or the local repository itself). */
   gitdir(): Promise<string>;
-  push(args: {
-    branch: string;
-    oldOid: string | null;
-    newOid: string;
-    store: ObjectStore;
-    /** `newOid`'s commit object, when it was built in this process: the next publication reads it first. */
-    headCommit?: Buffer;
-  }): Promise<PushOutcome>;
+  push(args: PushArgs): Promise<PushOutcome>;
+  /**
+   * Opens the push of `branch` before its commits are built, where the transport can (smart HTTP:
+   * the POST's headers go now, the server starts receive-pack while the commits are built, and a
+   * new connection's handshakes are made meanwhile). Its `push` sends what was built on it; `cancel`
+   * cuts it off when the publication ends without that push (nothing is applied), and changes
+   * nothing once `push` was called.
+   */
+  openPush?(args: { branch: string }): PushOpening;
+};
+
+export type PushArgs = {
+  branch: string;
+  oldOid: string | null;
+  newOid: string;
+  store: ObjectStore;
+  /** `newOid`'s commit object, when it was built in this process: the next publication reads it first. */
+  headCommit?: Buffer;
+};
+
+export type PushOpening = {
+  push(args: Omit<PushArgs, 'branch'>): Promise<PushOutcome>;
+  cancel(): void;
 };

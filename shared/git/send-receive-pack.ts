@@ -13,20 +13,30 @@ export type ReceivePackOutcome =
 
 const ZERO = '0'.repeat(40);
 
+/** What one push asks of the server, and the pack carrying what it needs. */
+export type PushUpdate = {
+  /** Where the ref must still be (null: the branch must not exist yet). */
+  oldOid: string | null;
+  newOid: string;
+  pack: PackPieces;
+  /** The pack's length: declared, so its pieces go out as they are framed (bounded-http.ts). */
+  packBytes: number;
+};
+
 /**
- * One receive-pack POST updating `ref` from `oldOid` (null: the branch must not exist) to `newOid`,
- * carrying `pack`. The server applies it only if the ref is still at `oldOid`: a compare-and-swap
- * against the head we built on, with no ref discovery and no history walk. Network errors are thrown
- * (the caller must treat them as "maybe landed"); every answer from the server is data.
+ * One receive-pack POST updating `ref` from `update.oldOid` to `update.newOid`, carrying its pack.
+ * The server applies it only if the ref is still at `oldOid`: a compare-and-swap against the head we
+ * built on, with no ref discovery and no history walk. An update still being built (a promise) is
+ * sent chunked, the request opened now: the server starts receive-pack while the commits are built,
+ * and a promise that rejects cuts the request off before any command (nothing is applied). Network
+ * errors are thrown (the caller must treat them as "maybe landed"); every answer from the server is
+ * data.
  */
 export async function sendReceivePack({
   http,
   url,
   ref,
-  oldOid,
-  newOid,
-  pack,
-  packBytes,
+  update,
   now = Date.now,
   readTail,
 }: {
@@ -39,28 +49,30 @@ export async function sendReceivePack({
   http: HttpClient;
   url: string;
   ref: string;
-  oldOid: string | null;
-  newOid: string;
-  pack: PackPieces;
-  /** The pack's length: declared, so its pieces go out as they are framed (bounded-http.ts). */
-  packBytes: number;
+  update: PushUpdate | Promise<PushUpdate>;
 }): Promise<ReceivePackOutcome> {
   // no agent= capability: some hosts reject capabilities they did not advertise
-  const commands = Buffer.concat([
-    pktLine(`${oldOid ?? ZERO} ${newOid} ${ref}\0report-status side-band-64k\n`),
-    Buffer.from('0000'),
-  ]);
+  const commandsOf = ({ oldOid, newOid }: PushUpdate) =>
+    Buffer.concat([
+      pktLine(`${oldOid ?? ZERO} ${newOid} ${ref}\0report-status side-band-64k\n`),
+      Buffer.from('0000'),
+    ]);
+  const length: Record<string, string> =
+    update instanceof Promise
+      ? { 'transfer-encoding': 'chunked' }
+      : { 'content-length': String(commandsOf(update).length + update.packBytes) };
   const res = await http.request({
     url: `${url}/git-receive-pack`,
     method: 'POST',
     headers: {
       'content-type': 'application/x-git-receive-pack-request',
       accept: 'application/x-git-receive-pack-result',
-      'content-length': String(commands.length + packBytes),
+      ...length,
     },
     body: (async function* () {
-      yield commands;
-      yield* pack;
+      const built = await update;
+      yield commandsOf(built);
+      yield* built.pack;
     })(),
   });
   if (res.statusCode !== 200) {
