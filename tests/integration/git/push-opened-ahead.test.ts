@@ -17,8 +17,9 @@ import type { AddressInfo } from 'node:net';
 import { createObjectStore } from '../../../shared/git/object-store';
 import { openHttpSession } from '../../../shared/git/open-http-session';
 import { publish } from '../../../shared/git/publish';
-import { systemClock } from '../../../shared/git/types';
+import { type GitWrite, systemClock } from '../../../shared/git/types';
 import { aWrite } from '../../support/git/a-write';
+import { publishFile } from '../../support/git/publish-file';
 import { runGit } from '../../support/git/run-git';
 import { fsck, type GitWorld, startGitWorld } from './git-fixture';
 
@@ -167,13 +168,7 @@ describe('a publication', () => {
     const { url, gitdir } = await relayedRepo();
     const cacheDir = await world.cacheDir();
     const from = relay.seen.length;
-    const small = await publish({
-      remote: { kind: 'http', url },
-      branch: 'main',
-      writes: [aWrite({ files: { 'b.yaml': 'b\n' } })],
-      cacheDir,
-    });
-    expect(small).toMatchObject({ kind: 'published' });
+    expect(await publishFile({ url, cacheDir, file: 'b.yaml' })).toMatchObject({ kind: 'published' });
     expect((await relay.push(from)).headers['transfer-encoding']).toBe('chunked');
 
     const next = relay.seen.length;
@@ -190,26 +185,20 @@ describe('a publication', () => {
   it('that ends without pushing (its write is on the branch already) cuts its opened push off, and the next publishes', async () => {
     const { url, gitdir } = await relayedRepo();
     const cacheDir = await world.cacheDir();
+    const publishWrite = (write: GitWrite) =>
+      publish({ remote: { kind: 'http', url }, branch: 'main', writes: [write], cacheDir });
     const write = aWrite({ files: { 'c.yaml': 'c\n' } });
-    const first = await publish({ remote: { kind: 'http', url }, branch: 'main', writes: [write], cacheDir });
-    expect(first).toMatchObject({ kind: 'published' });
+    expect(await publishWrite(write)).toMatchObject({ kind: 'published' });
     // the same write again, as after a lost reply: found on the branch by its trailer, not pushed
     const from = relay.seen.length;
-    const again = await publish({ remote: { kind: 'http', url }, branch: 'main', writes: [write], cacheDir });
-    expect(again).toMatchObject({ kind: 'published', settledByRemoteEvidence: true });
+    expect(await publishWrite(write)).toMatchObject({ kind: 'published', settledByRemoteEvidence: true });
     const opened = await relay.push(from);
     expect(
       (await runGit({ args: ['--git-dir', gitdir, 'log', '--format=%s', 'main'] })).split('\n'),
     ).toHaveLength(2);
 
     const afterIt = relay.seen.length;
-    const next = await publish({
-      remote: { kind: 'http', url },
-      branch: 'main',
-      writes: [aWrite({ files: { 'd.yaml': 'd\n' } })],
-      cacheDir,
-    });
-    expect(next).toMatchObject({ kind: 'published' });
+    expect(await publishFile({ url, cacheDir, file: 'd.yaml' })).toMatchObject({ kind: 'published' });
     // cut off as the publication ended, before the next one's push: left open, a request is
     // dropped only seconds later, by the server or by the connection's idle bound
     expect(await opened.cutOff).toBe(true);
