@@ -165,8 +165,10 @@ export function openHttpSession({
   // a push refused for its credentials was not applied: sending it again is safe
   const refusedPush = (outcome: ReceivePackOutcome) =>
     outcome.kind === 'httpStatus' && outcome.outcome === 'authFailed';
-  const send = (name: string, update: PushUpdate | Promise<PushUpdate>) =>
-    bounded('push', (s) =>
+  const send = async (name: string, update: PushUpdate | Promise<PushUpdate>) => {
+    // the answer to this branch's last push may still be coming: its connection is this one's
+    await tails.get(cacheKey);
+    return bounded('push', (s) =>
       authorized(
         s,
         (headers) => {
@@ -191,6 +193,7 @@ export function openHttpSession({
         refusedPush,
       ),
     );
+  };
   /**
    * The push of `store`'s objects, on the request `opened` ahead (its first answer) when there is
    * one, else on one sent now; sent once more where the repository answers when a guessed URL was
@@ -221,11 +224,7 @@ export function openHttpSession({
     installing.catch(() => {});
     let outcome: ReceivePackOutcome | undefined;
     try {
-      if (opened) opened.provide(update);
-      else {
-        // the answer to this branch's last push may still be coming: its connection is this one's
-        await tails.get(cacheKey);
-      }
+      opened?.provide(update);
       outcome = await whereItAnswers(await (opened ? opened.answer : send(name, update)));
     } finally {
       if (outcome?.kind !== 'ok') await withdrawPack(dir, encoded.packSha, installing);
@@ -287,8 +286,7 @@ export function openHttpSession({
         abandon = reject;
       });
       update.catch(() => {});
-      // the answer to this branch's last push may still be coming: its connection is this one's
-      const answer = (tails.get(cacheKey) ?? Promise.resolve()).then(() => send(name, update));
+      const answer = send(name, update);
       answer.catch(() => {});
       return {
         push: (args) => pushed({ branch: name, ...args }, { answer, provide }),

@@ -243,13 +243,13 @@ type Attempts = Omit<z.output<typeof PublishInputSchema>, 'writes'> & {
  * packs of the branch it is publishing to, not of every branch it published to.
  */
 async function publishAttempts(args: Attempts): Promise<PublishResult> {
-  const spilled: Spilled = {};
+  const held: AttemptHeld = {};
   try {
-    return await attemptsOf({ ...args, spilled });
+    return await attemptsOf({ ...args, held });
   } finally {
-    spilled.opening?.cancel();
-    await spilled.store?.close();
-    if (spilled.readFrom) await leanReadCache(spilled.readFrom);
+    held.opening?.cancel();
+    await held.store?.close();
+    if (held.readFrom) await leanReadCache(held.readFrom);
   }
 }
 
@@ -267,8 +267,8 @@ async function attemptsOf({
   maxObjectBytes,
   signer,
   cacheDir,
-  spilled,
-}: Attempts & { spilled: Spilled }): Promise<PublishResult> {
+  held,
+}: Attempts & { held: AttemptHeld }): Promise<PublishResult> {
   const ids = writes.map((w) => w.id);
   let lastMove = '';
   // With a warm cache, first try the tip we last saw without asking the remote: the push is a
@@ -279,8 +279,8 @@ async function attemptsOf({
   let listed: Advertisement | null = null;
   let filesObtained = false;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    spilled.opening?.cancel();
-    spilled.opening = undefined;
+    held.opening?.cancel();
+    held.opening = undefined;
     progress.step = 'advertise';
     const listing = guess ? null : (listed ?? (await session.advertise({ step: 'advertise' })));
     const start: Start = listing
@@ -305,9 +305,9 @@ async function attemptsOf({
     // where the branch is before this push: what the compare-and-swap and the probes expect
     const before = branchExists ? base : (start.replaces ?? null);
     const gitdir = obtained?.gitdir ?? (await session.gitdir());
-    spilled.readFrom = gitdir;
+    held.readFrom = gitdir;
     // the push's request goes out now, and the server starts on it while the commits are built
-    if (!parentHead && quickToBuild(writes)) spilled.opening = session.openPush?.({ branch });
+    if (!parentHead && quickToBuild(writes)) held.opening = session.openPush?.({ branch });
     // the cache that read the fetched tip, else the branch's kept one: pack indexes parsed once
     const cache = obtained?.cache ?? (await keptReadCache(gitdir));
     // a new branch cannot hold our writes yet; an existing one may (lost reply, unrecorded result)
@@ -321,9 +321,9 @@ async function attemptsOf({
           committer: `${writes[0]!.committer.name} <${writes[0]!.committer.email}>`,
         })
       : new Map<string, string>();
-    await spilled.store?.close();
+    await held.store?.close();
     const store = await openSpillingObjectStore({ spillDir: cacheDir });
-    spilled.store = store;
+    held.store = store;
     const readTree = (oid: string) => readCheckedTree(gitdir, oid, cache);
     // a lost reply is settled on the branch as it is before anything is replayed
     let replayed: { head: string; tree: string } | undefined;
@@ -401,7 +401,7 @@ async function attemptsOf({
         store,
         ...(built.headCommit ? { headCommit: built.headCommit } : {}),
       };
-      outcome = await (spilled.opening ? spilled.opening.push(update) : session.push({ branch, ...update }));
+      outcome = await (held.opening ? held.opening.push(update) : session.push({ branch, ...update }));
     } catch (error) {
       // out of time or cancelled as a whole: no probe (the next publication settles it by trailers)
       if (deadline.aborted) throw error;
@@ -451,7 +451,7 @@ async function attemptsOf({
  * What an attempt holds that outlives it until the next or the publication's end: its object store
  * (spilled beside the cache), the cache it read through, and its push opened ahead.
  */
-type Spilled = { store?: ObjectStore; readFrom?: string; opening?: PushOpening };
+type AttemptHeld = { store?: ObjectStore; readFrom?: string; opening?: PushOpening };
 
 /** Writes past this many operations may take seconds to build: their push is opened once they are. */
 const EARLY_PUSH_MAX_OPERATIONS = 1_000;
