@@ -27,17 +27,12 @@ type Seen = {
   method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
-  /** When its headers arrived, and when it closed, counted in the relay's events. */
+  /** When its headers arrived, and when it closed (once it has), counted in the relay's events. */
   arrived: number;
-  closed: Promise<number>;
-  /** When it closed, once it has. */
   closedAt?: number;
   /** Whether the client closed it before its body's end. */
   cutOff: Promise<boolean>;
 };
-
-const pushesIn = (requests: Seen[]) =>
-  requests.filter((r) => r.method === 'POST' && r.path.endsWith('/git-receive-pack'));
 
 /** A relay to `upstream` passing every byte as it comes; `seen` lists requests as their headers arrive. */
 async function startRelay(upstream: string) {
@@ -45,22 +40,6 @@ async function startRelay(upstream: string) {
   const waiting: (() => void)[] = [];
   let events = 0;
   const server = http.createServer((req, res) => {
-    const closing = new Promise<{ at: number; complete: boolean }>((resolve) =>
-      req.once('close', () => {
-        request.closedAt = ++events;
-        resolve({ at: request.closedAt, complete: req.complete });
-      }),
-    );
-    const request: Seen = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: req.headers,
-      arrived: ++events,
-      closed: closing.then(({ at }) => at),
-      cutOff: closing.then(({ complete }) => !complete),
-    };
-    seen.push(request);
-    for (const wake of waiting.splice(0)) wake();
     const target = new URL(req.url ?? '/', upstream);
     const { host: _host, ...headers } = req.headers;
     const forward = http.request(target, { method: req.method, headers }, (reply) => {
@@ -69,25 +48,39 @@ async function startRelay(upstream: string) {
     });
     forward.on('error', () => res.destroy());
     req.pipe(forward);
-    req.on('close', () => {
-      if (!req.complete) forward.destroy();
-    });
+    const request: Seen = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      arrived: ++events,
+      cutOff: new Promise<boolean>((resolve) =>
+        req.once('close', () => {
+          request.closedAt = ++events;
+          if (!req.complete) forward.destroy();
+          resolve(!req.complete);
+        }),
+      ),
+    };
+    seen.push(request);
+    for (const wake of waiting.splice(0)) wake();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  /** The receive-pack POSTs whose headers have arrived, from `from` on. */
+  const pushes = (from = 0) =>
+    seen.slice(from).filter((r) => r.method === 'POST' && r.path.endsWith('/git-receive-pack'));
   return {
     url,
     seen,
     /** Resolves with the first receive-pack POST from `from` on, once its headers have arrived. */
     async push(from = 0): Promise<Seen> {
       for (;;) {
-        const found = pushesIn(seen.slice(from))[0];
+        const [found] = pushes(from);
         if (found) return found;
         await new Promise<void>((resolve) => waiting.push(resolve));
       }
     },
-    /** The receive-pack POSTs whose headers have arrived, from `from` on. */
-    pushes: (from = 0) => pushesIn(seen.slice(from)),
+    pushes,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
